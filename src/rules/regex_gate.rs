@@ -1,0 +1,83 @@
+//! Required-prefix literals of a rule regex. Every match of the regex starts with one of them,
+//! so the single literal scan can tell when a regex cannot match and need not run. Shared
+//! with build.rs (no `crate::` paths).
+
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
+
+/// Shorter prefixes would hit nearly every body and gate nothing.
+const MIN_GATE_LEN: usize = 3;
+const MAX_GATES: usize = 64;
+
+/// Parses and checks a rule regex. `Err` carries the parser's message.
+pub fn validate(pattern: &str) -> Result<(), String> {
+    let re = regex::RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .build()
+        .map_err(|e| e.to_string())?;
+    if re.is_match("") {
+        return Err("the pattern matches empty text, so it would fire on every body".into());
+    }
+    Ok(())
+}
+
+/// The lower-cased literal prefixes every match starts with, or `None` when there is no such
+/// finite set of useful literals (the regex then runs on every body).
+pub fn gates(pattern: &str) -> Option<Vec<String>> {
+    // Extracted from the case-sensitive pattern and ASCII-lowered: the automaton folds ASCII
+    // case only, so a literal with a cased non-ASCII letter cannot be a safe gate.
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(pattern)
+        .ok()?;
+    let mut extractor = Extractor::new();
+    extractor.kind(ExtractKind::Prefix).limit_total(MAX_GATES * 8);
+    let seq = extractor.extract(&hir);
+    let literals = seq.literals()?;
+    if literals.is_empty() || literals.len() > MAX_GATES {
+        return None;
+    }
+    let mut out = Vec::with_capacity(literals.len());
+    for lit in literals {
+        let text = std::str::from_utf8(lit.as_bytes()).ok()?;
+        let cased_non_ascii = text
+            .chars()
+            .any(|c| !c.is_ascii() && (c.is_lowercase() || c.is_uppercase()));
+        if text.len() < MIN_GATE_LEN || cased_non_ascii {
+            return None;
+        }
+        out.push(text.to_ascii_lowercase());
+    }
+    out.sort();
+    out.dedup();
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alternation_prefixes_are_gates() {
+        let g = gates("(?:invalid|expired) api.?key").expect("gated");
+        assert_eq!(g, vec!["expired api".to_string(), "invalid api".to_string()]);
+    }
+
+    #[test]
+    fn proximity_patterns_gate_on_the_first_word() {
+        assert_eq!(gates("model.{0,40}(?:retired|deprecated)").expect("gated"), vec!["model"]);
+        assert_eq!(gates("限额将在.*重置").expect("gated"), vec!["限额将在"]);
+    }
+
+    #[test]
+    fn unanchored_or_short_prefixes_are_not_gates() {
+        assert_eq!(gates(r"\w+ failed"), None);
+        assert_eq!(gates("a.*b"), None);
+    }
+
+    #[test]
+    fn validate_rejects_empty_matches_and_bad_syntax() {
+        assert!(validate("a*").is_err());
+        assert!(validate("(unclosed").is_err());
+        assert!(validate("rate.?limit").is_ok());
+    }
+}
