@@ -129,6 +129,15 @@ impl<'r, 'i> Ctx<'r, 'i> {
         self.rules.signal(id).hit(&self.hits, self.provider_id())
     }
 
+    /// Records that a signal list influenced the outcome (once per list).
+    pub fn note_signal(&mut self, id: SignalId, what: &str) {
+        if let Some(hit) = self.signal(id) {
+            if !self.fired.iter().any(|f| f == id.as_str()) {
+                self.fire_signal(id, hit, what);
+            }
+        }
+    }
+
     /// Records that a signal list decided the outcome.
     fn fire_signal(&mut self, id: SignalId, hit: Hit, what: &str) {
         self.fired.push(id.as_str().to_string());
@@ -338,15 +347,57 @@ impl<'r, 'i> Ctx<'r, 'i> {
         match &self.profile {
             None => true,
             Some(p) if p.auth == AuthClass::Oauth => true,
-            Some(_) => self.signal(SignalId::QuotaPatterns).is_some(),
+            Some(_) => {
+                let quota = self.signal(SignalId::QuotaPatterns).is_some();
+                if quota && self.status == 429 {
+                    self.note_signal(SignalId::QuotaPatterns, "quota text keeps the quota meaning of an API-key 429");
+                }
+                quota
+            }
         }
     }
 
-    /// `classifyErrorText` == quota_exhausted (used by the hint step).
-    fn text_says_quota(&self) -> bool {
-        [SignalId::TextQuotaPhrases, SignalId::QuotaPatterns, SignalId::SubscriptionQuota, SignalId::CreditsExhausted]
-            .into_iter()
-            .any(|s| self.signal(s).is_some())
+    /// `classifyErrorText`: what the text alone says, and the list or rule that said it.
+    pub fn classify_error_text(&self) -> Option<(Reason, String)> {
+        if self.input.body.is_empty() {
+            return None;
+        }
+        let families = [
+            (SignalId::TextQuotaPhrases, Reason::QuotaExhausted),
+            (SignalId::QuotaPatterns, Reason::QuotaExhausted),
+            (SignalId::SubscriptionQuota, Reason::QuotaExhausted),
+            (SignalId::CreditsExhausted, Reason::QuotaExhausted),
+            (SignalId::AccountDeactivated, Reason::AuthError),
+        ];
+        for (id, reason) in families {
+            if self.signal(id).is_some() {
+                return Some((reason, id.as_str().to_string()));
+            }
+        }
+        if let Some(r) = self.rules.error_rules.iter().find(|r| r.text.is_some_and(|id| self.hits.literal(id))) {
+            return Some((r.rule.reason, r.rule.id.clone()));
+        }
+        let tail = [
+            (SignalId::TextRateLimit, Reason::RateLimitExceeded),
+            (SignalId::TextCapacity, Reason::ModelCapacity),
+            (SignalId::TextAuth, Reason::AuthError),
+            (SignalId::TextServer, Reason::ServerError),
+        ];
+        tail.into_iter()
+            .find(|(id, _)| self.signal(*id).is_some())
+            .map(|(id, reason)| (reason, id.as_str().to_string()))
+    }
+
+    /// `classifyErrorText(text) == quota_exhausted` (the hint step 6.11).
+    fn text_says_quota(&mut self) -> bool {
+        match self.classify_error_text() {
+            Some((Reason::QuotaExhausted, by)) => {
+                self.fired.push(by.clone());
+                self.explain.push(format!("the text reads as quota ({by})"));
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The whole decision, first hit returns.
@@ -496,6 +547,9 @@ impl<'r, 'i> Ctx<'r, 'i> {
                 let compatible = self.profile.as_ref().is_some_and(|p| p.has(ProviderTag::Compatible));
                 let moonshot = self.signal(SignalId::MoonshotEmptyWallet);
                 if !compatible || moonshot.is_some() {
+                    if compatible {
+                        self.note_signal(SignalId::MoonshotEmptyWallet, "empty-wallet body trusted on a compatible endpoint");
+                    }
                     self.fire_signal(SignalId::CreditsExhausted, hit, "credits exhausted");
                     let mut d = Decision::new(true, c.credits_cooldown_ms, Reason::QuotaExhausted, level);
                     d.credits_exhausted = true;
@@ -556,6 +610,9 @@ impl<'r, 'i> Ctx<'r, 'i> {
             }
             // 6.14 API-key 403
             let apikey = self.profile.as_ref().is_some_and(|p| p.auth == AuthClass::Apikey);
+            if apikey && self.signal(SignalId::ApiKey403Exempt).is_some() {
+                self.note_signal(SignalId::ApiKey403Exempt, "not a credential problem: the API-key 403 path is skipped");
+            }
             if apikey && self.signal(SignalId::ApiKey403Exempt).is_none() {
                 if let Some(hit) = self.signal(SignalId::CloudflareNonRetryable) {
                     self.fire_signal(SignalId::CloudflareNonRetryable, hit, "Cloudflare refusal: no cooldown");
@@ -686,8 +743,8 @@ impl<'r, 'i> Ctx<'r, 'i> {
             ));
             return Decision::new(true, 0, Reason::ModelCapacity, level);
         }
-        if let Some(hit) = auth {
-            self.explain.push(format!("credential text {} suppresses the model-access reading", self.rules.explain_hit(hit)));
+        if auth.is_some() {
+            self.note_signal(SignalId::AuthCredentialError, "credential text suppresses the model-access reading");
         }
         let checks = [
             (SignalId::ContextOverflow, "context overflow"),

@@ -284,7 +284,7 @@ mod tests {
     use super::*;
 
     const CAPS: Caps = Caps { short_ms: 86_400_000, long_ms: 2_592_000_000 };
-    const NOW: i64 = 1_796_083_200_000; // 2026-11-30T00:00:00Z
+    const NOW: i64 = 1_795_996_800_000; // 2026-11-30T00:00:00Z
 
     fn headers<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |name| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())

@@ -18,6 +18,17 @@ use serde::Serialize;
 use terminal::Terminal;
 pub use tuning::Tuning;
 
+/// Upstream JSON often escapes non-ASCII text (`\u989d\u5ea6`), which hides markers such as
+/// `额度不足` from a byte scan. Such a body is scanned in its re-serialized form, where
+/// serde_json writes non-ASCII characters as they are. Other bodies are scanned as received.
+fn unescape_json(body: &str) -> Option<String> {
+    if !body.contains("\\u") {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_str(body.trim()).ok()?;
+    serde_json::to_string(&value).ok()
+}
+
 /// Where the consequence of an error lands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -61,6 +72,11 @@ pub struct Classification {
     pub breaker_kind: &'static str,
     /// The provider's canonical id, when one was given.
     pub provider: Option<String>,
+    /// The provider error type (quota_exhausted, geo_blocked, fingerprint_rejection, ...).
+    pub error_type: Option<&'static str>,
+    /// What the body text alone says (classifyErrorText), and the list or rule that said it.
+    pub text_reason: Option<&'static str>,
+    pub text_rule: Option<String>,
 }
 
 /// The restatement that applied, if any.
@@ -103,11 +119,12 @@ fn restate(rules: &Ruleset, input: &ErrorInput<'_>, hits: &Hits<'_, '_>, fired: 
 }
 
 /// `classify429`: the breaker's failure kind.
-fn breaker_kind(ctx: &Ctx<'_, '_>) -> &'static str {
+fn breaker_kind(ctx: &mut Ctx<'_, '_>) -> &'static str {
     if ctx.status != 429 {
         return "transient";
     }
     if ctx.signal(SignalId::TerminalQuotaPatterns).is_some() {
+        ctx.note_signal(SignalId::TerminalQuotaPatterns, "breaker kind quota_exhausted; a short hint cannot downgrade it");
         return "quota_exhausted";
     }
     let threshold = ctx.rules.settings.classification.short_retry_hint_threshold_ms;
@@ -115,6 +132,7 @@ fn breaker_kind(ctx: &Ctx<'_, '_>) -> &'static str {
         return "rate_limit";
     }
     if ctx.signal(SignalId::QuotaPatterns).is_some() {
+        ctx.note_signal(SignalId::QuotaPatterns, "breaker kind quota_exhausted");
         return "quota_exhausted";
     }
     "rate_limit"
@@ -128,7 +146,8 @@ pub fn classify(rules: &Ruleset, input: &ErrorInput<'_>) -> Classification {
 
 /// Classifies one error with resolved tuning (defaults plus settings overrides).
 pub fn classify_with(rules: &Ruleset, tuning: &Tuning, input: &ErrorInput<'_>) -> Classification {
-    let hits = rules.matcher.scan(input.body);
+    let unescaped = unescape_json(input.body);
+    let hits = rules.matcher.scan(unescaped.as_deref().unwrap_or(input.body));
     let mut fired = Vec::new();
     let mut explain = Vec::new();
     let restated = restate(rules, input, &hits, &mut fired, &mut explain);
@@ -144,7 +163,7 @@ pub fn classify_with(rules: &Ruleset, tuning: &Tuning, input: &ErrorInput<'_>) -
     }
 
     let mut d = ctx.decide();
-    let terminal = terminal::resolve(&mut ctx, &d);
+    let (terminal, error_type) = terminal::resolve(&mut ctx, &d);
     let scope = scope_of(&mut ctx, &mut d, terminal);
 
     let trip = tuning.breaker_trip_statuses.contains(&status) || (status == 429 && tuning.breaker_count_429);
@@ -164,7 +183,8 @@ pub fn classify_with(rules: &Ruleset, tuning: &Tuning, input: &ErrorInput<'_>) -
             d.cooldown_ms
         ));
     }
-    let breaker_kind = breaker_kind(&ctx);
+    let breaker_kind = breaker_kind(&mut ctx);
+    let text = ctx.classify_error_text();
     Classification {
         status: input.status,
         restated_status: restated.map(|r| r.status),
@@ -179,6 +199,9 @@ pub fn classify_with(rules: &Ruleset, tuning: &Tuning, input: &ErrorInput<'_>) -
         retry_hint_source: d.hint_used.or(hint).map(|h| h.source.as_str()),
         breaker_kind,
         provider: ctx.profile.as_ref().map(|p| p.id.clone()),
+        error_type: error_type.map(terminal::ErrorType::as_str),
+        text_reason: text.as_ref().map(|(r, _)| r.as_str()),
+        text_rule: text.map(|(_, by)| by),
         rules: ctx.fired,
         explain: ctx.explain,
     }

@@ -59,78 +59,99 @@ impl ErrorType {
     }
 }
 
-/// `classifyProviderError(status, body, provider)`.
-pub fn provider_error_type(ctx: &Ctx<'_, '_>) -> Option<ErrorType> {
+/// `classifyProviderError(status, body, provider)`, with the signal list that decided it.
+pub fn provider_error_type(ctx: &Ctx<'_, '_>) -> (Option<ErrorType>, Option<SignalId>) {
+    use ErrorType as T;
     let status = ctx.status;
-    let has = |id| ctx.signal(id).is_some();
+    let has = |id: SignalId| ctx.signal(id).is_some().then_some(id);
     let oauth_or_none = ctx.profile.as_ref().is_none_or(|p| p.auth == AuthClass::Oauth);
-    let quota_text = has(SignalId::CreditsExhausted) || has(SignalId::SubscriptionQuota);
-    if matches!(status, 400..=403) && quota_text {
-        return Some(ErrorType::QuotaExhausted);
+    let quota_text = has(SignalId::CreditsExhausted).or_else(|| has(SignalId::SubscriptionQuota));
+    if matches!(status, 400..=403) && quota_text.is_some() {
+        return (Some(T::QuotaExhausted), quota_text);
     }
+    let google = ctx.profile.as_ref().is_some_and(|p| p.has(ProviderTag::GoogleSurface));
     match status {
         429 => {
-            if oauth_or_none && (quota_text || has(SignalId::DailyQuota)) {
-                return Some(ErrorType::QuotaExhausted);
+            let daily = if oauth_or_none { quota_text.or_else(|| has(SignalId::DailyQuota)) } else { None };
+            match daily {
+                Some(sig) => (Some(T::QuotaExhausted), Some(sig)),
+                None => (Some(T::RateLimited), None),
             }
-            Some(ErrorType::RateLimited)
         }
-        404 => (!has(SignalId::RequestScopedNotFound)).then_some(ErrorType::ModelNotFound),
-        401 => Some(if has(SignalId::OauthInvalidToken) {
-            ErrorType::OauthInvalidToken
-        } else if has(SignalId::ModelNotSupported401) {
-            ErrorType::ModelNotFound
-        } else if has(SignalId::AccountDeactivated) {
-            ErrorType::AccountDeactivated
-        } else {
-            ErrorType::Unauthorized
-        }),
-        402 => Some(ErrorType::QuotaExhausted),
-        400 | 403 if has(SignalId::GeoBlocked) && ctx.profile.as_ref().is_some_and(|p| p.has(ProviderTag::GoogleSurface)) => {
-            Some(ErrorType::GeoBlocked)
+        404 => match has(SignalId::RequestScopedNotFound) {
+            Some(sig) => (None, Some(sig)),
+            None => (Some(T::ModelNotFound), None),
+        },
+        401 => {
+            if let Some(sig) = has(SignalId::OauthInvalidToken) {
+                (Some(T::OauthInvalidToken), Some(sig))
+            } else if let Some(sig) = has(SignalId::ModelNotSupported401) {
+                (Some(T::ModelNotFound), Some(sig))
+            } else if let Some(sig) = has(SignalId::AccountDeactivated) {
+                (Some(T::AccountDeactivated), Some(sig))
+            } else {
+                (Some(T::Unauthorized), None)
+            }
         }
+        402 => (Some(T::QuotaExhausted), None),
+        400 | 403 if google && has(SignalId::GeoBlocked).is_some() => (Some(T::GeoBlocked), Some(SignalId::GeoBlocked)),
         403 => {
-            if has(SignalId::FingerprintRejection) {
-                Some(ErrorType::FingerprintRejection)
-            } else if has(SignalId::AccountDeactivated) {
-                Some(ErrorType::AccountDeactivated)
-            } else if has(SignalId::ProjectRouteError) || ctx.profile.as_ref().is_some_and(|p| p.has(ProviderTag::CloudCode)) {
-                Some(ErrorType::ProjectRouteError)
-            } else if has(SignalId::SentinelBlocked) {
-                Some(ErrorType::Forbidden)
-            } else if has(SignalId::RequestRejected) {
-                // One refusal only cools; the streak of three bans (a connection-state matter).
-                Some(ErrorType::RequestRejected)
+            let cloud_code = ctx.profile.as_ref().is_some_and(|p| p.has(ProviderTag::CloudCode));
+            if let Some(sig) = has(SignalId::FingerprintRejection) {
+                (Some(T::FingerprintRejection), Some(sig))
+            } else if let Some(sig) = has(SignalId::AccountDeactivated) {
+                (Some(T::AccountDeactivated), Some(sig))
+            } else if let Some(sig) = has(SignalId::ProjectRouteError) {
+                (Some(T::ProjectRouteError), Some(sig))
+            } else if cloud_code {
+                (Some(T::ProjectRouteError), None)
+            } else if let Some(sig) = has(SignalId::SentinelBlocked) {
+                (Some(T::Forbidden), Some(sig))
+            } else if let Some(sig) = has(SignalId::RequestRejected) {
+                // One refusal only cools; a streak of three bans (connection state, not this error).
+                (Some(T::RequestRejected), Some(sig))
             } else if ctx.profile.as_ref().is_none_or(|p| p.auth != AuthClass::Oauth) {
-                None
+                (None, None)
             } else {
-                Some(ErrorType::Forbidden)
+                (Some(T::Forbidden), None)
             }
         }
-        422 if has(SignalId::GcpProjectRequired) => Some(ErrorType::ProjectRouteError),
+        422 => match has(SignalId::GcpProjectRequired) {
+            Some(sig) => (Some(T::ProjectRouteError), Some(sig)),
+            None => (None, None),
+        },
         400 => {
-            if has(SignalId::ProviderContextOverflow) {
-                Some(ErrorType::ContextOverflow)
-            } else if has(SignalId::ProviderModelUnsupported) {
-                Some(ErrorType::ModelNotFound)
+            if let Some(sig) = has(SignalId::ProviderContextOverflow) {
+                (Some(T::ContextOverflow), Some(sig))
+            } else if let Some(sig) = has(SignalId::ProviderModelUnsupported) {
+                (Some(T::ModelNotFound), Some(sig))
             } else {
-                None
+                (None, None)
             }
         }
-        s if s >= 500 => Some(ErrorType::ServerError),
-        _ => None,
+        s if s >= 500 => (Some(T::ServerError), None),
+        _ => (None, None),
     }
 }
 
-/// `resolveTerminalConnectionStatus`, in order.
-pub fn resolve(ctx: &mut Ctx<'_, '_>, d: &Decision) -> Option<Terminal> {
+/// `resolveTerminalConnectionStatus`, in order. Also returns the provider error type.
+pub fn resolve(ctx: &mut Ctx<'_, '_>, d: &Decision) -> (Option<Terminal>, Option<ErrorType>) {
+    let (kind, sig) = provider_error_type(ctx);
+    if let (Some(k), Some(sig)) = (kind, sig) {
+        if !ctx.fired.iter().any(|f| f == sig.as_str()) {
+            ctx.fired.push(sig.as_str().to_string());
+        }
+        ctx.explain.push(format!("provider error type {} (signal {})", k.as_str(), sig.as_str()));
+    } else if let (None, Some(sig)) = (kind, sig) {
+        ctx.fired.push(sig.as_str().to_string());
+        ctx.explain.push(format!("signal {}: a request resource, not the model, was not found", sig.as_str()));
+    }
     let per_model = ctx.profile.as_ref().is_some_and(|p| p.per_model_quota);
     let credits_text = ctx.signal(SignalId::CreditsExhausted).is_some();
     if d.credits_exhausted || (!per_model && (ctx.status == 402 || credits_text)) {
         ctx.explain.push("terminal: credits_exhausted (billing must change before this connection is used)".into());
-        return Some(Terminal::CreditsExhausted);
+        return (Some(Terminal::CreditsExhausted), kind);
     }
-    let kind = provider_error_type(ctx);
     if let Some(k) = kind {
         if matches!(
             k,
@@ -140,21 +161,19 @@ pub fn resolve(ctx: &mut Ctx<'_, '_>, d: &Decision) -> Option<Terminal> {
                 | ErrorType::FingerprintRejection
                 | ErrorType::ModelNotFound
         ) {
-            if d.permanent {
-                ctx.explain.push(format!("provider error type {}: not terminal despite the ban text", k.as_str()));
-            }
-            return None;
+            ctx.explain.push(format!("provider error type {} is never terminal", k.as_str()));
+            return (None, kind);
         }
     }
     if d.permanent || kind == Some(ErrorType::Forbidden) {
         ctx.explain.push("terminal: banned".into());
-        return Some(Terminal::Banned);
+        return (Some(Terminal::Banned), kind);
     }
     let web_cookie = ctx.profile.as_ref().is_some_and(|p| p.has(ProviderTag::WebCookie));
     let expired_kind = matches!(kind, Some(ErrorType::AccountDeactivated | ErrorType::Unauthorized));
     if (expired_kind || ctx.status == 401) && !web_cookie {
         ctx.explain.push("terminal: expired (the token health check retries it up to 3 times)".into());
-        return Some(Terminal::Expired);
+        return (Some(Terminal::Expired), kind);
     }
-    None
+    (None, kind)
 }

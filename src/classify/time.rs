@@ -111,7 +111,7 @@ mod tests {
             let (y, m, d) = civil_from_days(days);
             assert_eq!(days_from_civil(y, m, d), days);
         }
-        assert_eq!(utc_ms(2026, 11, 30, 0, 0, 0, 0), Some(1_796_083_200_000));
+        assert_eq!(utc_ms(2026, 11, 30, 0, 0, 0, 0), Some(1_795_996_800_000));
     }
 
     #[test]
