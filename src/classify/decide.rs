@@ -184,10 +184,17 @@ impl<'r, 'i> Ctx<'r, 'i> {
             if let Some(h) = hint::from_headers(|n| self.header(n).map(str::to_string), now, caps) {
                 return Some(h);
             }
-            if self.hits.any_literal(&self.rules.triggers.hint).is_none() {
+            let t = &self.rules.triggers.hint;
+            let seen = hint::Seen {
+                please_retry: self.hits.literal(t[0]),
+                reset: self.hits.literal(t[1]),
+                retry_at: self.hits.any_literal(&t[2..]).is_some(),
+            };
+            let json = if self.hits.any_literal(&self.rules.triggers.json_hint).is_some() { self.json() } else { None };
+            if json.is_none() && !(seen.please_retry || seen.reset || seen.retry_at) {
                 return None;
             }
-            hint::from_text(self.input.body, self.json(), now, caps)
+            hint::from_text(self.input.body, json, now, caps, seen)
         })
     }
 
@@ -497,7 +504,8 @@ impl<'r, 'i> Ctx<'r, 'i> {
     }
 
     fn text_block(&mut self, use_quota: bool, status: u16, level: u32) -> Option<Decision> {
-        let c = self.rules.settings.classification.clone();
+        let rules = self.rules;
+        let c = &rules.settings.classification;
         // 6.1 banned
         if let Some(hit) = self.signal(SignalId::AccountDeactivated) {
             self.fire_signal(SignalId::AccountDeactivated, hit, "account deactivated, permanent");
@@ -626,7 +634,8 @@ impl<'r, 'i> Ctx<'r, 'i> {
     }
 
     fn daily(&mut self, level: u32) -> Option<Decision> {
-        let c = self.rules.settings.classification.clone();
+        let rules = self.rules;
+        let c = &rules.settings.classification;
         let now = self.input.now_ms;
         if let Some(hit) = self.signal(SignalId::DailyResetPreemption) {
             if let Some(at) = hint::quota_resets_at(self.input.body) {
@@ -721,7 +730,8 @@ impl<'r, 'i> Ctx<'r, 'i> {
     }
 
     fn bad_request(&mut self, structured: &Structured) -> Decision {
-        let c = self.rules.settings.classification.clone();
+        let rules = self.rules;
+        let c = &rules.settings.classification;
         let level = self.input.backoff_level;
         // Beyond the reference: provider rules for 400 are consulted (its documented gap).
         if let Some(m) = self.provider_rule() {

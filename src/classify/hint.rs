@@ -199,22 +199,37 @@ fn hms_ms(c: &regex::Captures<'_>, first: usize) -> Option<u64> {
     total.checked_add((s * 1000.0).round() as u64)
 }
 
+/// Which trigger phrases the body scan saw; a grammar runs only when its phrase is present.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    pub please_retry: bool,
+    pub reset: bool,
+    pub retry_at: bool,
+}
+
+impl Seen {
+    pub const ALL: Seen = Seen { please_retry: true, reset: true, retry_at: true };
+}
+
 /// The text forms, in the reference's order. `json` is the parsed body, if any.
-pub fn from_text(text: &str, json: Option<&Value>, now_ms: i64, caps: Caps) -> Option<Hint> {
+pub fn from_text(text: &str, json: Option<&Value>, now_ms: i64, caps: Caps, seen: Seen) -> Option<Hint> {
     if let Some(h) = json.and_then(|v| from_json(v, now_ms, caps)) {
         return Some(h);
     }
     let body = |ms: u64, cap: u64, form| Some(Hint { ms: ms.min(cap), source: HintSource::Body, form });
-    if let Some(c) = grammar(&PLEASE_RETRY).and_then(|r| r.captures(text)) {
+    if let Some(c) = grammar(&PLEASE_RETRY).filter(|_| seen.please_retry).and_then(|r| r.captures(text)) {
         let unit = c.get(2).map_or("s", |m| m.as_str());
         if let Some(ms) = parse_delay(&format!("{}{unit}", &c[1])).filter(|&ms| ms > 0) {
             return body(ms, caps.short_ms, "please retry in");
         }
     }
-    if let Some(c) = grammar(&ISO_AFTER).and_then(|r| r.captures(text)) {
+    if let Some(c) = grammar(&ISO_AFTER).filter(|_| seen.retry_at || seen.reset).and_then(|r| r.captures(text)) {
         if let Some(wait) = parse_iso(&c[1]).and_then(|t| wait_until(t, now_ms)) {
             return body(wait, caps.long_ms, "retry at timestamp");
         }
+    }
+    if !seen.reset {
+        return None;
     }
     if let Some(r) = grammar(&RESET_AFTER) {
         for c in r.captures_iter(text) {
@@ -327,7 +342,7 @@ mod tests {
 
     #[test]
     fn text_forms() {
-        let t = |s: &str| from_text(s, None, NOW, CAPS).map(|h| h.ms);
+        let t = |s: &str| from_text(s, None, NOW, CAPS, Seen::ALL).map(|h| h.ms);
         assert_eq!(t("Please retry in 39.538s."), Some(39_538));
         assert_eq!(t("try again at 2026-11-30T01:00:00Z"), Some(3_600_000));
         assert_eq!(t("quota will reset after 1h2m3s"), Some(3_723_000));

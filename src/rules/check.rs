@@ -167,14 +167,14 @@ impl Checker<'_> {
                 &path,
                 format!("invalid regex `{pattern}`: {}", first.trim_start_matches("error: ")),
             ));
-        } else if regex_gate::gates(pattern).is_none() {
+        } else if !regex_gate::gate_sets(pattern).is_gated() {
             self.push(
                 src.warning_at(
                     diag::UNGATED_REGEX,
                     &path,
-                    format!("regex `{pattern}` has no literal prefix of 3+ characters, so it runs on every body"),
+                    format!("regex `{pattern}` starts and ends with no literal of 5+ bytes, so it runs on every body"),
                 )
-                .with_help("start the pattern with a literal word, e.g. `quota.*exceeded`"),
+                .with_help("start or end the pattern with a literal word, e.g. `quota.*exceeded`"),
             );
         }
     }

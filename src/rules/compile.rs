@@ -96,6 +96,8 @@ pub struct Triggers {
     pub hint: Vec<LitId>,
     /// Structured codes the pipeline reads; without them the body is not parsed as JSON.
     pub json: Vec<LitId>,
+    /// Keys of the JSON retry hints; without them the body is not parsed for a hint.
+    pub json_hint: Vec<LitId>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -129,7 +131,10 @@ pub struct Ruleset {
     pub catalog: Catalog,
 }
 
-const HINT_TRIGGERS: [&str; 5] = ["retry", "reset", "wait until", "try again", "available at"];
+/// The phrases of the text hint grammars: [please retry in, reset, and the "retry at" family].
+const HINT_TRIGGERS: [&str; 6] = ["please retry in", "reset", "wait until", "try again at", "available at", "retry after"];
+/// `RetryInfo` / `retryDelay`, `retryAfter` / `retryAfterMs`, `retry_after_ms`.
+const JSON_HINT_TRIGGERS: [&str; 4] = ["retryinfo", "retrydelay", "retryafter", "retry_after_ms"];
 
 impl Ruleset {
     pub fn compile(catalog: Catalog) -> Result<Ruleset, CompileError> {
@@ -227,6 +232,7 @@ impl Ruleset {
         json_words.extend(c.model_access_ambiguous_types.iter().map(String::as_str));
         let triggers = Triggers {
             hint: HINT_TRIGGERS.iter().map(|t| b.literal(t)).collect(),
+            json_hint: JSON_HINT_TRIGGERS.iter().map(|t| b.literal(t)).collect(),
             json: json_words.iter().map(|t| b.literal(t)).collect(),
         };
 

@@ -4,8 +4,8 @@
 
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
-/// Shorter prefixes would hit nearly every body and gate nothing.
-const MIN_GATE_LEN: usize = 3;
+/// Shorter literals would hit nearly every body and fall off the scanner's fast path.
+pub const MIN_GATE_LEN: usize = 5;
 const MAX_GATES: usize = 64;
 
 /// Parses and checks a rule regex. `Err` carries the parser's message.
@@ -20,17 +20,39 @@ pub fn validate(pattern: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The lower-cased literal prefixes every match starts with, or `None` when there is no such
-/// finite set of useful literals (the regex then runs on every body).
+/// The gate literals of a regex: `prefixes` (every match starts with one) and `suffixes`
+/// (every match ends with one), each `None` when no finite set of useful literals exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gates {
+    pub prefixes: Option<Vec<String>>,
+    pub suffixes: Option<Vec<String>>,
+}
+
+impl Gates {
+    pub fn is_gated(&self) -> bool {
+        self.prefixes.is_some() || self.suffixes.is_some()
+    }
+}
+
+/// Both gate sets of a pattern.
+pub fn gate_sets(pattern: &str) -> Gates {
+    Gates {
+        prefixes: extract(pattern, ExtractKind::Prefix),
+        suffixes: extract(pattern, ExtractKind::Suffix),
+    }
+}
+
+/// The prefix gates only (kept for callers that need just those).
 pub fn gates(pattern: &str) -> Option<Vec<String>> {
-    // Extracted from the case-sensitive pattern and ASCII-lowered: the automaton folds ASCII
+    extract(pattern, ExtractKind::Prefix)
+}
+
+fn extract(pattern: &str, kind: ExtractKind) -> Option<Vec<String>> {
+    // Extracted from the case-sensitive pattern and ASCII-lowered: the scanner folds ASCII
     // case only, so a literal with a cased non-ASCII letter cannot be a safe gate.
-    let hir = regex_syntax::ParserBuilder::new()
-        .build()
-        .parse(pattern)
-        .ok()?;
+    let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok()?;
     let mut extractor = Extractor::new();
-    extractor.kind(ExtractKind::Prefix).limit_total(MAX_GATES * 8);
+    extractor.kind(kind).limit_total(MAX_GATES * 8);
     let seq = extractor.extract(&hir);
     let literals = seq.literals()?;
     if literals.is_empty() || literals.len() > MAX_GATES {
@@ -65,6 +87,8 @@ mod tests {
     #[test]
     fn proximity_patterns_gate_on_the_first_word() {
         assert_eq!(gates("model.{0,40}(?:retired|deprecated)").expect("gated"), vec!["model"]);
+        assert_eq!(gates("(?:invalid|expired) api.?key").map(|g| g.len()), Some(2));
+        assert_eq!(gate_sets("rate.?limit").suffixes, Some(vec!["limit".to_string()]));
         assert_eq!(gates("限额将在.*重置").expect("gated"), vec!["限额将在"]);
     }
 
@@ -72,6 +96,17 @@ mod tests {
     fn unanchored_or_short_prefixes_are_not_gates() {
         assert_eq!(gates(r"\w+ failed"), None);
         assert_eq!(gates("a.*b"), None);
+        assert!(!gate_sets("a.*b").is_gated());
+    }
+
+    #[test]
+    fn suffixes_gate_when_the_prefix_is_short() {
+        let g = gate_sets("max.*token");
+        assert_eq!(g.prefixes, None);
+        assert_eq!(g.suffixes, Some(vec!["token".to_string()]));
+        let g = gate_sets("model.*not.*(?:found|available)");
+        assert_eq!(g.prefixes, Some(vec!["model".to_string()]));
+        assert_eq!(g.suffixes, Some(vec!["available".to_string(), "found".to_string()]));
     }
 
     #[test]
