@@ -16,7 +16,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         self.0 >> 33
     }
     fn below(&mut self, n: u64) -> u64 {
@@ -25,29 +28,186 @@ impl Lcg {
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len() as u64) as usize]
     }
+    fn word(&mut self, items: &[&'static str]) -> &'static str {
+        items[self.below(items.len() as u64) as usize]
+    }
 }
 
 /// General English, as in echoed prompts, HTML pages and stack traces.
 const GENERAL: &[&str] = &[
-    "the", "of", "and", "to", "in", "is", "you", "that", "it", "he", "was", "for", "on", "are", "as",
-    "with", "his", "they", "at", "be", "this", "have", "from", "or", "one", "had", "by", "word", "but",
-    "not", "what", "all", "were", "we", "when", "your", "can", "said", "there", "use", "an", "each",
-    "which", "she", "do", "how", "their", "if", "will", "up", "other", "about", "out", "many", "then",
-    "them", "these", "so", "some", "her", "would", "make", "like", "him", "into", "time", "has", "look",
-    "two", "more", "write", "go", "see", "number", "no", "way", "could", "people", "my", "than", "first",
-    "water", "been", "call", "who", "oil", "its", "now", "find", "long", "down", "day", "did", "get",
-    "come", "made", "may", "part", "at0x7f3a", "src/main.py:142", "div", "class=\"row\"", "{", "}",
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "is",
+    "you",
+    "that",
+    "it",
+    "he",
+    "was",
+    "for",
+    "on",
+    "are",
+    "as",
+    "with",
+    "his",
+    "they",
+    "at",
+    "be",
+    "this",
+    "have",
+    "from",
+    "or",
+    "one",
+    "had",
+    "by",
+    "word",
+    "but",
+    "not",
+    "what",
+    "all",
+    "were",
+    "we",
+    "when",
+    "your",
+    "can",
+    "said",
+    "there",
+    "use",
+    "an",
+    "each",
+    "which",
+    "she",
+    "do",
+    "how",
+    "their",
+    "if",
+    "will",
+    "up",
+    "other",
+    "about",
+    "out",
+    "many",
+    "then",
+    "them",
+    "these",
+    "so",
+    "some",
+    "her",
+    "would",
+    "make",
+    "like",
+    "him",
+    "into",
+    "time",
+    "has",
+    "look",
+    "two",
+    "more",
+    "write",
+    "go",
+    "see",
+    "number",
+    "no",
+    "way",
+    "could",
+    "people",
+    "my",
+    "than",
+    "first",
+    "water",
+    "been",
+    "call",
+    "who",
+    "oil",
+    "its",
+    "now",
+    "find",
+    "long",
+    "down",
+    "day",
+    "did",
+    "get",
+    "come",
+    "made",
+    "may",
+    "part",
+    "at0x7f3a",
+    "src/main.py:142",
+    "div",
+    "class=\"row\"",
+    "{",
+    "}",
 ];
 
 /// The catalog's own vocabulary: the worst case for the scanner's verification step.
 const DENSE: &[&str] = &[
-    "the", "request", "was", "processed", "by", "upstream", "server", "and", "returned", "an", "unexpected",
-    "response", "while", "handling", "completion", "for", "user", "session", "with", "stream", "enabled",
-    "messages", "content", "assistant", "role", "function", "tool", "call", "arguments", "payload", "header",
-    "gateway", "timeout", "retry", "policy", "region", "deployment", "cluster", "node", "worker", "queue",
-    "model", "token", "limit", "context", "organization", "project", "account", "billing", "usage",
+    "the",
+    "request",
+    "was",
+    "processed",
+    "by",
+    "upstream",
+    "server",
+    "and",
+    "returned",
+    "an",
+    "unexpected",
+    "response",
+    "while",
+    "handling",
+    "completion",
+    "for",
+    "user",
+    "session",
+    "with",
+    "stream",
+    "enabled",
+    "messages",
+    "content",
+    "assistant",
+    "role",
+    "function",
+    "tool",
+    "call",
+    "arguments",
+    "payload",
+    "header",
+    "gateway",
+    "timeout",
+    "retry",
+    "policy",
+    "region",
+    "deployment",
+    "cluster",
+    "node",
+    "worker",
+    "queue",
+    "model",
+    "token",
+    "limit",
+    "context",
+    "organization",
+    "project",
+    "account",
+    "billing",
+    "usage",
 ];
-const ZH: &[&str] = &["请求", "服务器", "模型", "用户", "当前", "稍后", "重试", "账户", "调用", "接口", "返回", "错误"];
+const ZH: &[&str] = &[
+    "请求",
+    "服务器",
+    "模型",
+    "用户",
+    "当前",
+    "稍后",
+    "重试",
+    "账户",
+    "调用",
+    "接口",
+    "返回",
+    "错误",
+];
 
 static DENSE_FILLER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -56,13 +216,13 @@ fn filler(g: &mut Lcg, bytes: usize, chinese: bool) -> String {
     let mut s = String::with_capacity(bytes + 16);
     while s.len() < bytes {
         if chinese && g.below(3) == 0 {
-            s.push_str(*g.pick(ZH));
+            s.push_str(g.word(ZH));
         } else if dense || g.below(20) == 0 {
             // One word in twenty is domain vocabulary in the realistic mix.
-            s.push_str(*g.pick(DENSE));
+            s.push_str(g.word(DENSE));
             s.push(' ');
         } else {
-            s.push_str(*g.pick(GENERAL));
+            s.push_str(g.word(GENERAL));
             s.push(' ');
         }
     }
@@ -70,21 +230,53 @@ fn filler(g: &mut Lcg, bytes: usize, chinese: bool) -> String {
 }
 
 const MESSAGES: &[(&str, u16, &str)] = &[
-    ("openai", 429, "Rate limit reached for gpt-4o in organization org-abc on requests per min (RPM): Limit 500, Used 500."),
-    ("openai", 429, "You exceeded your current quota, please check your plan and billing details."),
+    (
+        "openai",
+        429,
+        "Rate limit reached for gpt-4o in organization org-abc on requests per min (RPM): Limit 500, Used 500.",
+    ),
+    (
+        "openai",
+        429,
+        "You exceeded your current quota, please check your plan and billing details.",
+    ),
     ("anthropic", 529, "Overloaded"),
-    ("anthropic", 400, "prompt is too long: 250000 tokens > 200000 maximum"),
-    ("claude", 429, "Claude Pro usage limit reached. Your limit will reset at 5pm."),
-    ("gemini", 429, "Quota exceeded for metric: generate_content_free_tier_requests. Please retry in 39.5s."),
+    (
+        "anthropic",
+        400,
+        "prompt is too long: 250000 tokens > 200000 maximum",
+    ),
+    (
+        "claude",
+        429,
+        "Claude Pro usage limit reached. Your limit will reset at 5pm.",
+    ),
+    (
+        "gemini",
+        429,
+        "Quota exceeded for metric: generate_content_free_tier_requests. Please retry in 39.5s.",
+    ),
     ("agentrouter", 403, "用户额度不足，请充值后再试"),
     ("agentrouter", 403, "无权访问模型 claude-opus"),
     ("glm", 429, "您的账户已达到速率限制，请您控制请求频率"),
-    ("openai", 500, "The server had an error while processing your request. Sorry about that!"),
-    ("openai", 503, "upstream connect error or disconnect/reset before headers. reset reason: connection failure"),
+    (
+        "openai",
+        500,
+        "The server had an error while processing your request. Sorry about that!",
+    ),
+    (
+        "openai",
+        503,
+        "upstream connect error or disconnect/reset before headers. reset reason: connection failure",
+    ),
     ("mistral", 401, "Unauthorized"),
     ("opencode-go", 429, "endpoint is unavailable"),
     ("deepseek", 402, "Insufficient Balance"),
-    ("groq", 400, "The model llama-99 does not exist or you do not have access to it."),
+    (
+        "groq",
+        400,
+        "The model llama-99 does not exist or you do not have access to it.",
+    ),
 ];
 
 fn body(g: &mut Lcg, size: usize) -> (String, u16, String) {
@@ -107,7 +299,9 @@ fn body(g: &mut Lcg, size: usize) -> (String, u16, String) {
         .to_string()
     } else if kind == 1 {
         let pad = filler(g, size.saturating_sub(msg.len() + 80), chinese);
-        format!("<html><head><title>{status} Error</title></head><body><h1>{msg}</h1><p>{pad}</p></body></html>")
+        format!(
+            "<html><head><title>{status} Error</title></head><body><h1>{msg}</h1><p>{pad}</p></body></html>"
+        )
     } else {
         let pad = filler(g, size.saturating_sub(msg.len()), chinese);
         format!("{pad} {msg}")
@@ -121,7 +315,11 @@ fn records(n: usize, min: usize, max: usize, seed: u64) -> Vec<Record> {
         .map(|i| {
             let size = min + g.below((max - min + 1) as u64) as usize;
             let (text, status, provider) = body(&mut g, size);
-            let headers = if g.below(4) == 0 { vec![("retry-after".to_string(), "30".to_string())] } else { Vec::new() };
+            let headers = if g.below(4) == 0 {
+                vec![("retry-after".to_string(), "30".to_string())]
+            } else {
+                Vec::new()
+            };
             Record {
                 id: Some(json!(i)),
                 provider: Some(provider),
@@ -156,7 +354,11 @@ fn bench(c: &mut Criterion) {
     let mix = records(2000, 100, 1948, 7);
     let lines = to_lines(&mix);
     let mix_bytes: usize = mix.iter().map(|r| r.body.len()).sum();
-    eprintln!("mix: {} records, mean body {} bytes", mix.len(), mix_bytes / mix.len());
+    eprintln!(
+        "mix: {} records, mean body {} bytes",
+        mix.len(),
+        mix_bytes / mix.len()
+    );
 
     let mut g = c.benchmark_group("mix_1k");
     g.throughput(Throughput::Elements(mix.len() as u64));
@@ -198,7 +400,13 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
-    let neutral: Vec<String> = (0..400).map(|i| format!("{i} ") + &"lorem ipsum dolor sit amet, consectetur adipiscing elit sed do eiusmod tempor ".repeat(102)).collect();
+    let neutral: Vec<String> = (0..400)
+        .map(|i| {
+            format!("{i} ")
+                + &"lorem ipsum dolor sit amet, consectetur adipiscing elit sed do eiusmod tempor "
+                    .repeat(102)
+        })
+        .collect();
     g.bench_function(BenchmarkId::new("bytes", "scan_neutral_text"), |b| {
         b.iter(|| {
             for t in &neutral {
@@ -206,30 +414,39 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
-    g.bench_function(BenchmarkId::new("bytes", "scan_reference_aho_corasick"), |b| {
-        b.iter(|| {
-            for r in &big {
-                black_box(rules.matcher.scan_reference(&r.body).literal(0));
-            }
-        })
-    });
+    g.bench_function(
+        BenchmarkId::new("bytes", "scan_reference_aho_corasick"),
+        |b| {
+            b.iter(|| {
+                for r in &big {
+                    black_box(rules.matcher.scan_reference(&r.body).literal(0));
+                }
+            })
+        },
+    );
     DENSE_FILLER.store(true, std::sync::atomic::Ordering::Relaxed);
     let dense = records(400, 8192, 8192, 11);
     DENSE_FILLER.store(false, std::sync::atomic::Ordering::Relaxed);
-    g.bench_function(BenchmarkId::new("bytes", "classify_only_dense_vocabulary"), |b| {
-        b.iter(|| {
-            for r in &dense {
-                black_box(classify_with(&rules, &tuning, &r.as_input(NOW)));
-            }
-        })
-    });
-    g.bench_function(BenchmarkId::new("bytes", "scan_only_dense_vocabulary"), |b| {
-        b.iter(|| {
-            for r in &dense {
-                black_box(rules.matcher.scan(&r.body).literal(0));
-            }
-        })
-    });
+    g.bench_function(
+        BenchmarkId::new("bytes", "classify_only_dense_vocabulary"),
+        |b| {
+            b.iter(|| {
+                for r in &dense {
+                    black_box(classify_with(&rules, &tuning, &r.as_input(NOW)));
+                }
+            })
+        },
+    );
+    g.bench_function(
+        BenchmarkId::new("bytes", "scan_only_dense_vocabulary"),
+        |b| {
+            b.iter(|| {
+                for r in &dense {
+                    black_box(rules.matcher.scan(&r.body).literal(0));
+                }
+            })
+        },
+    );
     let big_lines = to_lines(&big);
     // OMNIROUTE_BENCH_DUMP=DIR writes the generated inputs, for profiling with the example.
     if let Ok(dir) = std::env::var("OMNIROUTE_BENCH_DUMP") {

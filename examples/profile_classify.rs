@@ -5,7 +5,9 @@ use omniroute::classify::{Tuning, classify_with};
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().unwrap_or_else(|| "examples/errors.jsonl".into());
+    let path = args
+        .next()
+        .unwrap_or_else(|| "examples/errors.jsonl".into());
     let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(10);
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let records: Vec<_> = text.lines().filter_map(|l| parse_record(l).ok()).collect();

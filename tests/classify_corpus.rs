@@ -37,41 +37,63 @@ fn run_corpus(rules: &Ruleset) -> Outcome {
             continue;
         }
         cases += 1;
-        let case: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("corpus line {}: {e}", i + 1));
+        let case: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("corpus line {}: {e}", i + 1));
         let id = case["id"].as_str().unwrap_or("?").to_string();
-        assert!(case["ref"].as_str().is_some_and(|r| !r.is_empty()), "{id}: every case cites a reference section");
+        assert!(
+            case["ref"].as_str().is_some_and(|r| !r.is_empty()),
+            "{id}: every case cites a reference section"
+        );
         let rec = parse_record(line).unwrap_or_else(|e| panic!("{id}: {}", e.message));
         let out = classify_with(rules, &tuning, &rec.as_input(0));
         let got = serde_json::to_value(&out).expect("serializes");
         for r in out.rules.iter().chain(out.text_rule.iter()) {
             fired.insert(r.clone());
         }
-        let expect = case["expect"].as_object().unwrap_or_else(|| panic!("{id}: no expect object"));
+        let expect = case["expect"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{id}: no expect object"));
         assert!(!expect.is_empty(), "{id}: expects nothing");
         for (field, want) in expect {
             if field == "rules_include" {
                 for r in want.as_array().expect("rules_include is a list") {
                     let r = r.as_str().expect("rule ids are strings");
                     if !out.rules.iter().any(|x| x == r) {
-                        failures.push(format!("{id}: rule `{r}` did not fire; fired {:?}\n  explain: {:?}", out.rules, out.explain));
+                        failures.push(format!(
+                            "{id}: rule `{r}` did not fire; fired {:?}\n  explain: {:?}",
+                            out.rules, out.explain
+                        ));
                     }
                 }
                 continue;
             }
-            let have = got.get(field).unwrap_or_else(|| panic!("{id}: unknown expected field `{field}`"));
+            let have = got
+                .get(field)
+                .unwrap_or_else(|| panic!("{id}: unknown expected field `{field}`"));
             if have != want {
-                failures.push(format!("{id}: {field} = {have}, expected {want}\n  explain: {:?}", out.explain));
+                failures.push(format!(
+                    "{id}: {field} = {have}, expected {want}\n  explain: {:?}",
+                    out.explain
+                ));
             }
         }
     }
-    Outcome { failures, fired, cases }
+    Outcome {
+        failures,
+        fired,
+        cases,
+    }
 }
 
 #[test]
 fn corpus_cases_hold() {
     let rules = ruleset();
     let outcome = run_corpus(&rules);
-    assert!(outcome.cases >= 150, "the corpus has {} cases; it needs at least 150", outcome.cases);
+    assert!(
+        outcome.cases >= 150,
+        "the corpus has {} cases; it needs at least 150",
+        outcome.cases
+    );
     assert!(
         outcome.failures.is_empty(),
         "{} of {} corpus cases failed:\n{}",
@@ -86,7 +108,10 @@ fn corpus_covers_every_rule_and_signal_list() {
     let rules = ruleset();
     let outcome = run_corpus(&rules);
     let c = &rules.catalog;
-    let mut wanted: Vec<String> = SignalId::ALL.iter().map(|s| s.as_str().to_string()).collect();
+    let mut wanted: Vec<String> = SignalId::ALL
+        .iter()
+        .map(|s| s.as_str().to_string())
+        .collect();
     wanted.extend(c.error_rules.iter().map(|r| r.id.clone()));
     wanted.extend(c.provider_rules.iter().map(|r| r.id.clone()));
     wanted.extend(c.restatements.iter().map(|r| r.id.clone()));
@@ -96,7 +121,10 @@ fn corpus_covers_every_rule_and_signal_list() {
         .collect();
     assert!(missing.is_empty(), "no corpus case fires: {missing:?}");
     for (id, why) in UNREACHABLE {
-        assert!(!outcome.fired.contains(*id), "`{id}` is listed as unreachable ({why}) but a case fires it");
+        assert!(
+            !outcome.fired.contains(*id),
+            "`{id}` is listed as unreachable ({why}) but a case fires it"
+        );
     }
 }
 
@@ -112,5 +140,12 @@ fn corpus_covers_status_families_and_hint_sources() {
         }
     }
     assert_eq!(families, BTreeSet::from([1, 2, 3, 4, 5]));
-    assert_eq!(sources, BTreeSet::from(["body".to_string(), "google_rpc_retry_info".into(), "header".into()]));
+    assert_eq!(
+        sources,
+        BTreeSet::from([
+            "body".to_string(),
+            "google_rpc_retry_info".into(),
+            "header".into()
+        ])
+    );
 }

@@ -65,7 +65,10 @@ impl Structured {
             Some(Value::Number(n)) => Some(n.to_string()),
             _ => None,
         };
-        Structured { code: text("code"), kind: text("type") }
+        Structured {
+            code: text("code"),
+            kind: text("type"),
+        }
     }
 
     /// What non-full-text provider rules see: `{"code":…,"type":…}`, lower-cased.
@@ -102,7 +105,13 @@ pub struct Ctx<'r, 'i> {
 }
 
 impl<'r, 'i> Ctx<'r, 'i> {
-    pub fn new(rules: &'r Ruleset, tuning: &'r Tuning, input: &'i ErrorInput<'i>, status: u16, hits: Hits<'r, 'i>) -> Self {
+    pub fn new(
+        rules: &'r Ruleset,
+        tuning: &'r Tuning,
+        input: &'i ErrorInput<'i>,
+        status: u16,
+        hits: Hits<'r, 'i>,
+    ) -> Self {
         let profile = input.provider.map(|p| rules.profile(p));
         Ctx {
             rules,
@@ -131,10 +140,10 @@ impl<'r, 'i> Ctx<'r, 'i> {
 
     /// Records that a signal list influenced the outcome (once per list).
     pub fn note_signal(&mut self, id: SignalId, what: &str) {
-        if let Some(hit) = self.signal(id) {
-            if !self.fired.iter().any(|f| f == id.as_str()) {
-                self.fire_signal(id, hit, what);
-            }
+        if let Some(hit) = self.signal(id)
+            && !self.fired.iter().any(|f| f == id.as_str())
+        {
+            self.fire_signal(id, hit, what);
         }
     }
 
@@ -142,7 +151,8 @@ impl<'r, 'i> Ctx<'r, 'i> {
     fn fire_signal(&mut self, id: SignalId, hit: Hit, what: &str) {
         self.fired.push(id.as_str().to_string());
         let marker = self.rules.explain_hit(hit);
-        self.explain.push(format!("signal {} matched {marker}: {what}", id.as_str()));
+        self.explain
+            .push(format!("signal {} matched {marker}: {what}", id.as_str()));
     }
 
     /// The body as JSON, parsed at most once and only when it looks like JSON.
@@ -169,7 +179,10 @@ impl<'r, 'i> Ctx<'r, 'i> {
 
     fn caps(&self) -> Caps {
         let c = &self.rules.settings.classification;
-        Caps { short_ms: c.max_short_retry_hint_ms, long_ms: c.max_provider_cooldown_ms }
+        Caps {
+            short_ms: c.max_short_retry_hint_ms,
+            long_ms: c.max_provider_cooldown_ms,
+        }
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -190,7 +203,15 @@ impl<'r, 'i> Ctx<'r, 'i> {
                 reset: self.hits.literal(t[1]),
                 retry_at: self.hits.any_literal(&t[2..]).is_some(),
             };
-            let json = if self.hits.any_literal(&self.rules.triggers.json_hint).is_some() { self.json() } else { None };
+            let json = if self
+                .hits
+                .any_literal(&self.rules.triggers.json_hint)
+                .is_some()
+            {
+                self.json()
+            } else {
+                None
+            };
             if json.is_none() && !(seen.please_retry || seen.reset || seen.retry_at) {
                 return None;
             }
@@ -199,32 +220,41 @@ impl<'r, 'i> Ctx<'r, 'i> {
     }
 
     fn cooldown_profile(&self) -> Option<&crate::classify::tuning::CooldownTuning> {
-        self.profile.as_ref().map(|p| self.tuning.cooldown.get(p.auth))
+        self.profile
+            .as_ref()
+            .map(|p| self.tuning.cooldown.get(p.auth))
     }
 
     /// `buildRetryableFallback`: the upstream hint when the profile honours hints, else the
     /// profile's scaled backoff.
     fn retryable(&mut self, reason: Reason) -> Decision {
         let level = self.input.backoff_level;
-        if let Some(p) = self.cooldown_profile() {
-            if p.use_upstream_retry_hints {
-                if let Some(h) = self.hint().filter(|h| h.ms > 0) {
-                    self.explain.push(format!(
-                        "upstream retry hint {} ms from {} ({}) used as the cooldown",
-                        h.ms,
-                        h.source.as_str(),
-                        h.form
-                    ));
-                    let mut d = Decision::new(true, h.ms, reason, 0);
-                    d.hint_used = Some(h);
-                    return d;
-                }
-            }
+        if let Some(p) = self.cooldown_profile()
+            && p.use_upstream_retry_hints
+            && let Some(h) = self.hint().filter(|h| h.ms > 0)
+        {
+            self.explain.push(format!(
+                "upstream retry hint {} ms from {} ({}) used as the cooldown",
+                h.ms,
+                h.source.as_str(),
+                h.form
+            ));
+            let mut d = Decision::new(true, h.ms, reason, 0);
+            d.hint_used = Some(h);
+            return d;
         }
         let c = &self.rules.settings.classification;
         let (base, steps, cap) = match self.cooldown_profile() {
-            Some(p) => (p.base_cooldown_ms, p.max_backoff_steps, self.tuning.lockout_max_cooldown_ms),
-            None => (c.default_base_cooldown_ms, c.no_profile_max_backoff_steps, c.no_profile_cap_ms),
+            Some(p) => (
+                p.base_cooldown_ms,
+                p.max_backoff_steps,
+                self.tuning.lockout_max_cooldown_ms,
+            ),
+            None => (
+                c.default_base_cooldown_ms,
+                c.no_profile_max_backoff_steps,
+                c.no_profile_cap_ms,
+            ),
         };
         let exp = level.min(steps);
         let factor = 1u64.checked_shl(exp).unwrap_or(u64::MAX);
@@ -253,7 +283,11 @@ impl<'r, 'i> Ctx<'r, 'i> {
         if self.hits.any_literal(&r.body).is_none() {
             return false;
         }
-        let text = self.json().map(Structured::from_json).unwrap_or_default().rule_text();
+        let text = self
+            .json()
+            .map(Structured::from_json)
+            .unwrap_or_default()
+            .rule_text();
         r.body_lower.iter().any(|m| text.contains(m.as_str()))
     }
 
@@ -262,7 +296,9 @@ impl<'r, 'i> Ctx<'r, 'i> {
             return true;
         }
         r.headers.iter().any(|(name, cond)| {
-            let Some(value) = self.header(name) else { return false };
+            let Some(value) = self.header(name) else {
+                return false;
+            };
             if let Some(want) = &cond.equals {
                 return value == want;
             }
@@ -279,7 +315,11 @@ impl<'r, 'i> Ctx<'r, 'i> {
     /// `getProviderErrorRuleMatch`: operator rules first, then built-ins; first match wins.
     pub fn provider_rule(&self) -> Option<RuleMatch<'r>> {
         let profile = self.profile.as_ref()?;
-        let given = self.input.provider.map(|p| p.trim().to_lowercase()).unwrap_or_default();
+        let given = self
+            .input
+            .provider
+            .map(|p| p.trim().to_lowercase())
+            .unwrap_or_default();
         for r in &self.rules.provider_rules {
             let for_provider = r.providers.iter().any(|p| *p == profile.id || *p == given);
             if !for_provider || !r.rule.status.contains(&self.status) {
@@ -289,13 +329,18 @@ impl<'r, 'i> Ctx<'r, 'i> {
                 continue;
             }
             let cooldown_ms = match r.rule.cooldown_from {
-                Some(CooldownFrom::ResetCountdown) => match hint::reset_countdown_ms(self.input.body) {
-                    Some(ms) => Some(ms),
-                    None => continue,
-                },
+                Some(CooldownFrom::ResetCountdown) => {
+                    match hint::reset_countdown_ms(self.input.body) {
+                        Some(ms) => Some(ms),
+                        None => continue,
+                    }
+                }
                 None => r.rule.cooldown_ms,
             };
-            return Some(RuleMatch { rule: r, cooldown_ms });
+            return Some(RuleMatch {
+                rule: r,
+                cooldown_ms,
+            });
         }
         None
     }
@@ -303,14 +348,20 @@ impl<'r, 'i> Ctx<'r, 'i> {
     fn note_rule(&mut self, m: &RuleMatch<'_>) {
         let r = &m.rule.rule;
         self.fired.push(r.id.clone());
-        let who = if m.rule.operator { "operator rule" } else { "provider rule" };
+        let who = if m.rule.operator {
+            "operator rule"
+        } else {
+            "provider rule"
+        };
         self.explain.push(format!(
             "{who} {} matched (status {}): reason {}, scope {}{}",
             r.id,
             self.status,
             r.reason.as_str(),
             r.scope.as_str(),
-            m.cooldown_ms.map(|c| format!(", cooldown {c} ms")).unwrap_or_default()
+            m.cooldown_ms
+                .map(|c| format!(", cooldown {c} ms"))
+                .unwrap_or_default()
         ));
     }
 
@@ -357,7 +408,10 @@ impl<'r, 'i> Ctx<'r, 'i> {
             Some(_) => {
                 let quota = self.signal(SignalId::QuotaPatterns).is_some();
                 if quota && self.status == 429 {
-                    self.note_signal(SignalId::QuotaPatterns, "quota text keeps the quota meaning of an API-key 429");
+                    self.note_signal(
+                        SignalId::QuotaPatterns,
+                        "quota text keeps the quota meaning of an API-key 429",
+                    );
                 }
                 quota
             }
@@ -381,7 +435,12 @@ impl<'r, 'i> Ctx<'r, 'i> {
                 return Some((reason, id.as_str().to_string()));
             }
         }
-        if let Some(r) = self.rules.error_rules.iter().find(|r| r.text.is_some_and(|id| self.hits.literal(id))) {
+        if let Some(r) = self
+            .rules
+            .error_rules
+            .iter()
+            .find(|r| r.text.is_some_and(|id| self.hits.literal(id)))
+        {
             return Some((r.rule.reason, r.rule.id.clone()));
         }
         let tail = [
@@ -416,28 +475,47 @@ impl<'r, 'i> Ctx<'r, 'i> {
 
         // 1. executor contract violation
         if structured.code.as_deref() == Some(c.executor_contract_violation_code.as_str()) {
-            self.explain.push("structured code executor_contract_violation: no fallback, not a breaker failure".into());
+            self.explain.push(
+                "structured code executor_contract_violation: no fallback, not a breaker failure"
+                    .into(),
+            );
             let mut d = Decision::new(false, 0, Reason::ExecutorContractViolation, level);
             d.skip_breaker = true;
             return d;
         }
         // 2. previous_response_id bound to another account
-        let binding_code = structured.code.as_deref() == Some(c.previous_response_binding_code.as_str());
+        let binding_code =
+            structured.code.as_deref() == Some(c.previous_response_binding_code.as_str());
         let binding_text = status == c.previous_response_binding_status
             && self.signal(SignalId::PreviousResponseBinding).is_some();
         if binding_code || binding_text {
-            if let (true, Some(hit)) = (binding_text, self.signal(SignalId::PreviousResponseBinding)) {
-                self.fire_signal(SignalId::PreviousResponseBinding, hit, "response bound to another account");
+            if let (true, Some(hit)) =
+                (binding_text, self.signal(SignalId::PreviousResponseBinding))
+            {
+                self.fire_signal(
+                    SignalId::PreviousResponseBinding,
+                    hit,
+                    "response bound to another account",
+                );
             }
-            self.explain.push("invalid previous_response binding: no fallback, not a breaker failure".into());
+            self.explain.push(
+                "invalid previous_response binding: no fallback, not a breaker failure".into(),
+            );
             let mut d = Decision::new(false, 0, Reason::InvalidPreviousResponseBinding, level);
             d.skip_breaker = true;
             return d;
         }
         // 3. service supervisor hint
         let sup = &c.service_supervisor;
-        if status == sup.status && self.header(&sup.header).is_some_and(|v| v.trim().eq_ignore_ascii_case(&sup.value)) {
-            self.explain.push(format!("{}: {} on {status}: service not running, {} ms", sup.header, sup.value, sup.cooldown_ms));
+        if status == sup.status
+            && self
+                .header(&sup.header)
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case(&sup.value))
+        {
+            self.explain.push(format!(
+                "{}: {} on {status}: service not running, {} ms",
+                sup.header, sup.value, sup.cooldown_ms
+            ));
             let mut d = Decision::new(true, sup.cooldown_ms, Reason::ServiceNotRunning, 0);
             d.skip_breaker = true;
             return d;
@@ -446,14 +524,15 @@ impl<'r, 'i> Ctx<'r, 'i> {
         let preserve = self.should_preserve_quota_signals();
         let use_quota = status != 429 || preserve;
         if status == 429 && !preserve {
-            self.explain.push("API-key 429 without quota text: quota signals are not consulted".into());
+            self.explain
+                .push("API-key 429 without quota text: quota signals are not consulted".into());
         }
 
         // 6. the text block
-        if !self.input.body.is_empty() {
-            if let Some(d) = self.text_block(use_quota, status, level) {
-                return d;
-            }
+        if !self.input.body.is_empty()
+            && let Some(d) = self.text_block(use_quota, status, level)
+        {
+            return d;
         }
         // 7. global rules
         if let Some(d) = self.global_rules(preserve) {
@@ -461,17 +540,24 @@ impl<'r, 'i> Ctx<'r, 'i> {
         }
         // 8. retryable statuses
         if c.retryable_statuses.contains(&status) {
-            self.explain.push(format!("status {status} is retryable: server_error"));
+            self.explain
+                .push(format!("status {status} is retryable: server_error"));
             return self.retryable(Reason::ServerError);
         }
         // 9. plan limit (432)
         if status == c.plan_limit_status {
             if let Some(hit) = self.signal(SignalId::SubscriptionQuota) {
-                self.fire_signal(SignalId::SubscriptionQuota, hit, "plan limit with subscription text");
+                self.fire_signal(
+                    SignalId::SubscriptionQuota,
+                    hit,
+                    "plan limit with subscription text",
+                );
                 return self.subscription();
             }
             let ms = self.hint().map_or(c.plan_limit_cooldown_ms, |h| h.ms);
-            self.explain.push(format!("status {status} is a plan limit: quota_exhausted for {ms} ms"));
+            self.explain.push(format!(
+                "status {status} is a plan limit: quota_exhausted for {ms} ms"
+            ));
             return Decision::new(true, ms, Reason::QuotaExhausted, level);
         }
         // 10. the 400 family
@@ -482,13 +568,17 @@ impl<'r, 'i> Ctx<'r, 'i> {
         let base = self
             .cooldown_profile()
             .map_or(c.default_base_cooldown_ms, |p| p.base_cooldown_ms);
-        self.explain.push(format!("status {status} matched nothing: fallback with the base cooldown {base} ms"));
+        self.explain.push(format!(
+            "status {status} matched nothing: fallback with the base cooldown {base} ms"
+        ));
         Decision::new(true, base, Reason::Unknown, level)
     }
 
     fn subscription(&mut self) -> Decision {
         let c = &self.rules.settings.classification;
-        let hints = self.cooldown_profile().is_some_and(|p| p.use_upstream_retry_hints);
+        let hints = self
+            .cooldown_profile()
+            .is_some_and(|p| p.use_upstream_retry_hints);
         let body_hint = self.hint();
         let ms = match (hints, body_hint) {
             (true, Some(h)) => h.ms,
@@ -499,7 +589,9 @@ impl<'r, 'i> Ctx<'r, 'i> {
         if hints && body_hint.is_some() {
             d.hint_used = body_hint;
         }
-        self.explain.push(format!("subscription usage wall: quota_exhausted for {ms} ms"));
+        self.explain.push(format!(
+            "subscription usage wall: quota_exhausted for {ms} ms"
+        ));
         d
     }
 
@@ -508,19 +600,23 @@ impl<'r, 'i> Ctx<'r, 'i> {
         let c = &rules.settings.classification;
         // 6.1 banned
         if let Some(hit) = self.signal(SignalId::AccountDeactivated) {
-            self.fire_signal(SignalId::AccountDeactivated, hit, "account deactivated, permanent");
+            self.fire_signal(
+                SignalId::AccountDeactivated,
+                hit,
+                "account deactivated, permanent",
+            );
             let mut d = Decision::new(true, c.banned_cooldown_ms, Reason::AuthError, level);
             d.permanent = true;
             return Some(d);
         }
         // 6.2 retired model
-        if matches!(status, 404 | 410) {
-            if let Some(hit) = self.signal(SignalId::ModelPermanentlyUnavailable) {
-                self.fire_signal(SignalId::ModelPermanentlyUnavailable, hit, "model retired");
-                let mut d = Decision::new(true, c.model_gone_cooldown_ms, Reason::NotFound, level);
-                d.quota_reset_ms = Some(c.model_gone_cooldown_ms);
-                return Some(d);
-            }
+        if matches!(status, 404 | 410)
+            && let Some(hit) = self.signal(SignalId::ModelPermanentlyUnavailable)
+        {
+            self.fire_signal(SignalId::ModelPermanentlyUnavailable, hit, "model retired");
+            let mut d = Decision::new(true, c.model_gone_cooldown_ms, Reason::NotFound, level);
+            d.quota_reset_ms = Some(c.model_gone_cooldown_ms);
+            return Some(d);
         }
         // 6.3 endpoint moved
         if let Some(hit) = self.signal(SignalId::EndpointPermanentlyMoved) {
@@ -531,8 +627,17 @@ impl<'r, 'i> Ctx<'r, 'i> {
         }
         // 6.4 billing suspension
         if let Some(hit) = self.signal(SignalId::AccountSuspendedBilling) {
-            self.fire_signal(SignalId::AccountSuspendedBilling, hit, "account suspended for billing");
-            let mut d = Decision::new(true, c.billing_suspended_cooldown_ms, Reason::QuotaExhausted, level);
+            self.fire_signal(
+                SignalId::AccountSuspendedBilling,
+                hit,
+                "account suspended for billing",
+            );
+            let mut d = Decision::new(
+                true,
+                c.billing_suspended_cooldown_ms,
+                Reason::QuotaExhausted,
+                level,
+            );
             d.credits_exhausted = true;
             return Some(d);
         }
@@ -543,27 +648,40 @@ impl<'r, 'i> Ctx<'r, 'i> {
                 return Some(self.retryable(Reason::QuotaExhausted));
             }
             if let Some(hit) = self.signal(SignalId::GeminiMinuteMetric) {
-                self.fire_signal(SignalId::GeminiMinuteMetric, hit, "Gemini per-minute metric");
+                self.fire_signal(
+                    SignalId::GeminiMinuteMetric,
+                    hit,
+                    "Gemini per-minute metric",
+                );
             } else {
-                self.explain.push("Gemini 429 with no metric named: rate limit".into());
+                self.explain
+                    .push("Gemini 429 with no metric named: rate limit".into());
             }
             return Some(self.retryable(Reason::RateLimitExceeded));
         }
         if use_quota {
             // 6.6 credits
             if let Some(hit) = self.signal(SignalId::CreditsExhausted) {
-                let compatible = self.profile.as_ref().is_some_and(|p| p.has(ProviderTag::Compatible));
+                let compatible = self
+                    .profile
+                    .as_ref()
+                    .is_some_and(|p| p.has(ProviderTag::Compatible));
                 let moonshot = self.signal(SignalId::MoonshotEmptyWallet);
                 if !compatible || moonshot.is_some() {
                     if compatible {
-                        self.note_signal(SignalId::MoonshotEmptyWallet, "empty-wallet body trusted on a compatible endpoint");
+                        self.note_signal(
+                            SignalId::MoonshotEmptyWallet,
+                            "empty-wallet body trusted on a compatible endpoint",
+                        );
                     }
                     self.fire_signal(SignalId::CreditsExhausted, hit, "credits exhausted");
-                    let mut d = Decision::new(true, c.credits_cooldown_ms, Reason::QuotaExhausted, level);
+                    let mut d =
+                        Decision::new(true, c.credits_cooldown_ms, Reason::QuotaExhausted, level);
                     d.credits_exhausted = true;
                     return Some(d);
                 }
-                self.explain.push("credits text on a compatible endpoint is not trusted as billing".into());
+                self.explain
+                    .push("credits text on a compatible endpoint is not trusted as billing".into());
             }
             // 6.7 daily quota
             if let Some(d) = self.daily(level) {
@@ -578,7 +696,8 @@ impl<'r, 'i> Ctx<'r, 'i> {
         // 6.9 weekly
         if let Some(hit) = self.signal(SignalId::WeeklyQuota) {
             self.fire_signal(SignalId::WeeklyQuota, hit, "weekly usage limit");
-            let parsed = hint::day_granularity(self.input.body, self.input.now_ms, c.weekly_max_cooldown_ms);
+            let parsed =
+                hint::day_granularity(self.input.body, self.input.now_ms, c.weekly_max_cooldown_ms);
             let ms = parsed.map_or(c.weekly_default_cooldown_ms, |h| h.ms);
             self.explain.push(match parsed {
                 Some(h) => format!("weekly reset parsed ({}): {ms} ms", h.form),
@@ -591,7 +710,12 @@ impl<'r, 'i> Ctx<'r, 'i> {
         // 6.10 session
         if let Some(hit) = self.signal(SignalId::SessionQuota) {
             self.fire_signal(SignalId::SessionQuota, hit, "session usage limit");
-            return Some(Decision::new(true, c.session_cooldown_ms, Reason::QuotaExhausted, level));
+            return Some(Decision::new(
+                true,
+                c.session_cooldown_ms,
+                Reason::QuotaExhausted,
+                level,
+            ));
         }
         // 6.11 a hint on quota text
         let body_hint = self.hint();
@@ -604,26 +728,40 @@ impl<'r, 'i> Ctx<'r, 'i> {
         if status == 403 {
             // 6.12 route not authorized
             if let Some(hit) = self.signal(SignalId::RouteNotAuthorized) {
-                self.fire_signal(SignalId::RouteNotAuthorized, hit, "route not authorized: the key stays usable");
+                self.fire_signal(
+                    SignalId::RouteNotAuthorized,
+                    hit,
+                    "route not authorized: the key stays usable",
+                );
                 return Some(Decision::new(false, 0, Reason::Unknown, level));
             }
             // 6.13 honoured provider rule
-            let honoured = self.provider_id().is_some_and(|p| self.rules.honors_scope(p));
-            if honoured {
-                if let Some(m) = self.provider_rule() {
-                    self.note_rule(&m);
-                    let d = self.rule_base(&m, m.rule.rule.reason);
-                    return Some(self.with_rule(d, &m));
-                }
+            let honoured = self
+                .provider_id()
+                .is_some_and(|p| self.rules.honors_scope(p));
+            if honoured && let Some(m) = self.provider_rule() {
+                self.note_rule(&m);
+                let d = self.rule_base(&m, m.rule.rule.reason);
+                return Some(self.with_rule(d, &m));
             }
             // 6.14 API-key 403
-            let apikey = self.profile.as_ref().is_some_and(|p| p.auth == AuthClass::Apikey);
+            let apikey = self
+                .profile
+                .as_ref()
+                .is_some_and(|p| p.auth == AuthClass::Apikey);
             if apikey && self.signal(SignalId::ApiKey403Exempt).is_some() {
-                self.note_signal(SignalId::ApiKey403Exempt, "not a credential problem: the API-key 403 path is skipped");
+                self.note_signal(
+                    SignalId::ApiKey403Exempt,
+                    "not a credential problem: the API-key 403 path is skipped",
+                );
             }
             if apikey && self.signal(SignalId::ApiKey403Exempt).is_none() {
                 if let Some(hit) = self.signal(SignalId::CloudflareNonRetryable) {
-                    self.fire_signal(SignalId::CloudflareNonRetryable, hit, "Cloudflare refusal: no cooldown");
+                    self.fire_signal(
+                        SignalId::CloudflareNonRetryable,
+                        hit,
+                        "Cloudflare refusal: no cooldown",
+                    );
                     return Some(Decision::new(true, 0, Reason::AuthError, level));
                 }
                 self.explain.push("API-key 403: auth_error".into());
@@ -637,42 +775,60 @@ impl<'r, 'i> Ctx<'r, 'i> {
         let rules = self.rules;
         let c = &rules.settings.classification;
         let now = self.input.now_ms;
-        if let Some(hit) = self.signal(SignalId::DailyResetPreemption) {
-            if let Some(at) = hint::quota_resets_at(self.input.body) {
-                let wait = at.saturating_sub(now).max(0) as u64;
-                let ms = wait.clamp(c.daily_preemption_min_ms, c.daily_preemption_max_ms);
-                self.fire_signal(SignalId::DailyResetPreemption, hit, "daily quota with a reset instant");
-                let mut d = Decision::new(true, ms, Reason::QuotaExhausted, level);
-                d.daily_quota = true;
-                d.quota_reset_ms = Some(ms);
-                return Some(d);
-            }
+        if let Some(hit) = self.signal(SignalId::DailyResetPreemption)
+            && let Some(at) = hint::quota_resets_at(self.input.body)
+        {
+            let wait = at.saturating_sub(now).max(0) as u64;
+            let ms = wait.clamp(c.daily_preemption_min_ms, c.daily_preemption_max_ms);
+            self.fire_signal(
+                SignalId::DailyResetPreemption,
+                hit,
+                "daily quota with a reset instant",
+            );
+            let mut d = Decision::new(true, ms, Reason::QuotaExhausted, level);
+            d.daily_quota = true;
+            d.quota_reset_ms = Some(ms);
+            return Some(d);
         }
         let hit = self.signal(SignalId::DailyQuota)?;
         if self.signal(SignalId::TpdRateLimit).is_some() {
             let header_reset = hint::from_headers(
-                |n| (n == "x-ratelimit-reset").then(|| self.header(n).map(str::to_string)).flatten(),
+                |n| {
+                    (n == "x-ratelimit-reset")
+                        .then(|| self.header(n).map(str::to_string))
+                        .flatten()
+                },
                 now,
                 self.caps(),
             );
             match header_reset {
                 Some(h) => {
                     self.fire_signal(SignalId::TpdRateLimit, hit, "tokens-per-day limit");
-                    self.explain.push(format!("TPD reset from x-ratelimit-reset: {} ms", h.ms));
-                    let mut d = Decision::new(true, h.ms.min(c.daily_max_cooldown_ms), Reason::QuotaExhausted, level);
+                    self.explain
+                        .push(format!("TPD reset from x-ratelimit-reset: {} ms", h.ms));
+                    let mut d = Decision::new(
+                        true,
+                        h.ms.min(c.daily_max_cooldown_ms),
+                        Reason::QuotaExhausted,
+                        level,
+                    );
                     d.daily_quota = true;
                     d.hint_used = Some(h);
                     return Some(d);
                 }
                 None => {
-                    self.explain.push("TPD text without a known reset: not treated as daily".into());
+                    self.explain
+                        .push("TPD text without a known reset: not treated as daily".into());
                     return None;
                 }
             }
         }
         self.fire_signal(SignalId::DailyQuota, hit, "daily quota");
         let ms = ms_until_daily_reset(now, c.daily_reset_hour_utc).min(c.daily_max_cooldown_ms);
-        self.explain.push(format!("until the daily reset ({:02}:00 UTC): {ms} ms", c.daily_reset_hour_utc));
+        self.explain.push(format!(
+            "until the daily reset ({:02}:00 UTC): {ms} ms",
+            c.daily_reset_hour_utc
+        ));
         let mut d = Decision::new(true, ms, Reason::QuotaExhausted, level);
         d.daily_quota = true;
         Some(d)
@@ -680,7 +836,8 @@ impl<'r, 'i> Ctx<'r, 'i> {
 
     fn global_rules(&mut self, preserve: bool) -> Option<Decision> {
         let status = self.status;
-        let text_rules = !(status == 429 && !preserve) && !self.input.body.is_empty();
+        // An API-key 429 without quota text is matched by its status alone (a.3 step 7).
+        let text_rules = (status != 429 || preserve) && !self.input.body.is_empty();
         let mut found = None;
         if text_rules {
             found = self
@@ -690,7 +847,11 @@ impl<'r, 'i> Ctx<'r, 'i> {
                 .find(|r| r.text.is_some_and(|id| self.hits.literal(id)));
         }
         if found.is_none() {
-            found = self.rules.error_rules.iter().find(|r| r.rule.status == Some(status));
+            found = self
+                .rules
+                .error_rules
+                .iter()
+                .find(|r| r.rule.status == Some(status));
         }
         let rule = found?.rule.clone();
         self.fired.push(rule.id.clone());
@@ -699,7 +860,11 @@ impl<'r, 'i> Ctx<'r, 'i> {
             (None, Some(s)) => format!("status {s}"),
             _ => String::new(),
         };
-        self.explain.push(format!("global rule {} matched {what}: {}", rule.id, rule.reason.as_str()));
+        self.explain.push(format!(
+            "global rule {} matched {what}: {}",
+            rule.id,
+            rule.reason.as_str()
+        ));
         let prov = self.provider_rule();
         if let Some(m) = &prov {
             self.note_rule(m);
@@ -740,12 +905,26 @@ impl<'r, 'i> Ctx<'r, 'i> {
             let base = self.rule_base(&m, m.rule.rule.reason);
             return self.with_rule(base, &m);
         }
-        let code_hit = structured.code.as_ref().is_some_and(|code| c.model_access_codes.contains(code));
-        let type_hit = structured.kind.as_ref().is_some_and(|t| c.model_access_types.contains(t));
-        let ambiguous = structured.kind.as_ref().is_some_and(|t| c.model_access_ambiguous_types.contains(t));
+        let code_hit = structured
+            .code
+            .as_ref()
+            .is_some_and(|code| c.model_access_codes.contains(code));
+        let type_hit = structured
+            .kind
+            .as_ref()
+            .is_some_and(|t| c.model_access_types.contains(t));
+        let ambiguous = structured
+            .kind
+            .as_ref()
+            .is_some_and(|t| c.model_access_ambiguous_types.contains(t));
         let auth = self.signal(SignalId::AuthCredentialError);
-        let access_text = if auth.is_some() { None } else { self.signal(SignalId::ModelAccessDenied) };
-        if code_hit || type_hit || (ambiguous && self.signal(SignalId::ModelAccessDenied).is_some()) {
+        let access_text = if auth.is_some() {
+            None
+        } else {
+            self.signal(SignalId::ModelAccessDenied)
+        };
+        if code_hit || type_hit || (ambiguous && self.signal(SignalId::ModelAccessDenied).is_some())
+        {
             self.explain.push(format!(
                 "structured error {{code: {}, type: {}}} denies the model: model_capacity, no cooldown",
                 structured.code.as_deref().unwrap_or("-"),
@@ -754,7 +933,10 @@ impl<'r, 'i> Ctx<'r, 'i> {
             return Decision::new(true, 0, Reason::ModelCapacity, level);
         }
         if auth.is_some() {
-            self.note_signal(SignalId::AuthCredentialError, "credential text suppresses the model-access reading");
+            self.note_signal(
+                SignalId::AuthCredentialError,
+                "credential text suppresses the model-access reading",
+            );
         }
         let checks = [
             (SignalId::ContextOverflow, "context overflow"),
@@ -764,7 +946,11 @@ impl<'r, 'i> Ctx<'r, 'i> {
             (SignalId::NimFunctionDegraded, "NIM function degraded"),
         ];
         for (id, what) in checks {
-            let hit = if id == SignalId::ModelAccessDenied { access_text } else { self.signal(id) };
+            let hit = if id == SignalId::ModelAccessDenied {
+                access_text
+            } else {
+                self.signal(id)
+            };
             if let Some(hit) = hit {
                 self.fire_signal(id, hit, &format!("{what}: fallback, no cooldown"));
                 return Decision::new(true, 0, Reason::ModelCapacity, level);
@@ -774,12 +960,16 @@ impl<'r, 'i> Ctx<'r, 'i> {
             self.fire_signal(SignalId::RateLimitText, hit, "a 400 that is a rate limit");
             return self.retryable(Reason::RateLimitExceeded);
         }
-        self.explain.push("400 with no known pattern: the request itself is bad, no fallback".into());
+        self.explain
+            .push("400 with no known pattern: the request itself is bad, no fallback".into());
         Decision::new(false, 0, Reason::Unknown, level)
     }
 }
 
 /// Whether a hint is authoritative enough to exceed the model-lockout cap.
 pub fn authoritative(h: &Hint) -> bool {
-    matches!(h.source, HintSource::Header | HintSource::GoogleRpcRetryInfo)
+    matches!(
+        h.source,
+        HintSource::Header | HintSource::GoogleRpcRetryInfo
+    )
 }

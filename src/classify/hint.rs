@@ -54,16 +54,35 @@ macro_rules! grammar {
     };
 }
 
-const ISO: &str = r"(\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:z|utc|[+-]\d{2}:?\d{2})?)";
+const ISO: &str =
+    r"(\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:z|utc|[+-]\d{2}:?\d{2})?)";
 const HMS: &str = r"(?:(\d+)\s*h(?:ours?|rs?)?)?\s*(?:(\d+)\s*m(?:in(?:utes?|s)?)?)?\s*(?:(\d+(?:\.\d+)?)\s*s(?:ec(?:onds?|s)?)?)?";
 
-grammar!(PLEASE_RETRY, r"please retry in\s+(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\b");
-grammar!(ISO_AFTER, &format!(r"(?:try again at|wait until|resets? at|available at|retry after)\s+{ISO}"));
-grammar!(RESET_AFTER, &format!(r"(?:will reset after|resets? after|resets? in)\s+{HMS}"));
+grammar!(
+    PLEASE_RETRY,
+    r"please retry in\s+(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\b"
+);
+grammar!(
+    ISO_AFTER,
+    &format!(r"(?:try again at|wait until|resets? at|available at|retry after)\s+{ISO}")
+);
+grammar!(
+    RESET_AFTER,
+    &format!(r"(?:will reset after|resets? after|resets? in)\s+{HMS}")
+);
 grammar!(RESET_DAYS, r"resets? in\s+(\d+)\s*days?\b");
-grammar!(RESET_AT_ISO, r"resets? at\s+(\d{4}-\d{2}-\d{2})[t ](\d{2}):(\d{2})(?::(\d{2}))?\s*(z|utc|[+-]\d{2}:?\d{2})?");
-grammar!(RESET_AT_MMDD, r"resets? at\s+(\d{2})-(\d{2})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s*utc");
-grammar!(COUNTDOWN, r"resets? in\s+(\d+)\s*(days?|hours?|minutes?|seconds?)\b");
+grammar!(
+    RESET_AT_ISO,
+    r"resets? at\s+(\d{4}-\d{2}-\d{2})[t ](\d{2}):(\d{2})(?::(\d{2}))?\s*(z|utc|[+-]\d{2}:?\d{2})?"
+);
+grammar!(
+    RESET_AT_MMDD,
+    r"resets? at\s+(\d{2})-(\d{2})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s*utc"
+);
+grammar!(
+    COUNTDOWN,
+    r"resets? in\s+(\d+)\s*(days?|hours?|minutes?|seconds?)\b"
+);
 grammar!(QUOTA_RESETS_AT, &format!(r"quota resets? at\s+{ISO}"));
 
 fn grammar(cell: &LazyLock<Option<Regex>>) -> Option<&Regex> {
@@ -99,7 +118,11 @@ pub fn parse_delay(text: &str) -> Option<u64> {
 
 /// `Retry-After` (integer seconds, else HTTP-date or ISO), then `X-RateLimit-Reset` (epoch
 /// seconds, or ms above 10^10). Only a wait above zero counts.
-pub fn from_headers(header: impl Fn(&str) -> Option<String>, now_ms: i64, caps: Caps) -> Option<Hint> {
+pub fn from_headers(
+    header: impl Fn(&str) -> Option<String>,
+    now_ms: i64,
+    caps: Caps,
+) -> Option<Hint> {
     if let Some(value) = header("retry-after") {
         let v = value.trim();
         let as_int = v.parse::<i64>().ok().filter(|n| n.to_string() == v);
@@ -112,27 +135,42 @@ pub fn from_headers(header: impl Fn(&str) -> Option<String>, now_ms: i64, caps: 
                 .or_else(|| parse_iso(v)),
         };
         if let Some(wait) = target.and_then(|t| wait_until(t, now_ms)) {
-            let form = if as_int.is_some() { "Retry-After seconds" } else { "Retry-After date" };
-            return Some(Hint { ms: wait.min(caps.long_ms), source: HintSource::Header, form });
+            let form = if as_int.is_some() {
+                "Retry-After seconds"
+            } else {
+                "Retry-After date"
+            };
+            return Some(Hint {
+                ms: wait.min(caps.long_ms),
+                source: HintSource::Header,
+                form,
+            });
         }
     }
-    if let Some(value) = header("x-ratelimit-reset") {
-        if let Ok(n) = value.trim().parse::<i64>() {
-            let target = if n > 10_000_000_000 { Some(n) } else { n.checked_mul(1000) };
-            if let Some(wait) = target.and_then(|t| wait_until(t, now_ms)) {
-                return Some(Hint {
-                    ms: wait.min(caps.long_ms),
-                    source: HintSource::Header,
-                    form: "X-RateLimit-Reset epoch",
-                });
-            }
+    if let Some(value) = header("x-ratelimit-reset")
+        && let Ok(n) = value.trim().parse::<i64>()
+    {
+        let target = if n > 10_000_000_000 {
+            Some(n)
+        } else {
+            n.checked_mul(1000)
+        };
+        if let Some(wait) = target.and_then(|t| wait_until(t, now_ms)) {
+            return Some(Hint {
+                ms: wait.min(caps.long_ms),
+                source: HintSource::Header,
+                form: "X-RateLimit-Reset epoch",
+            });
         }
     }
     None
 }
 
 fn details(v: &Value) -> impl Iterator<Item = &Value> {
-    let nested = v.get("error").and_then(|e| e.get("details")).and_then(Value::as_array);
+    let nested = v
+        .get("error")
+        .and_then(|e| e.get("details"))
+        .and_then(Value::as_array);
     let top = v.get("details").and_then(Value::as_array);
     nested.into_iter().chain(top).flatten()
 }
@@ -149,7 +187,9 @@ pub fn from_json(v: &Value, now_ms: i64, caps: Caps) -> Option<Hint> {
                 Some(Value::String(s)) => parse_delay(s),
                 Some(Value::Number(n)) => n.as_f64().and_then(|f| parse_delay(&f.to_string())),
                 Some(Value::Object(o)) => {
-                    let secs = o.get("seconds").and_then(|s| s.as_f64().or_else(|| s.as_str()?.parse().ok()));
+                    let secs = o
+                        .get("seconds")
+                        .and_then(|s| s.as_f64().or_else(|| s.as_str()?.parse().ok()));
                     let nanos = o.get("nanos").and_then(Value::as_f64).unwrap_or(0.0);
                     secs.map(|s| ((s * 1000.0) + nanos / 1e6).round().max(0.0) as u64)
                 }
@@ -166,22 +206,29 @@ pub fn from_json(v: &Value, now_ms: i64, caps: Caps) -> Option<Hint> {
     }
     let err = v.get("error");
     for holder in [err, Some(v)].into_iter().flatten() {
-        if let Some(t) = holder.get("retryAfter").and_then(Value::as_str).and_then(parse_iso) {
-            if let Some(wait) = wait_until(t, now_ms) {
-                return Some(Hint { ms: wait.min(caps.long_ms), source: HintSource::Body, form: "retryAfter timestamp" });
-            }
+        if let Some(t) = holder
+            .get("retryAfter")
+            .and_then(Value::as_str)
+            .and_then(parse_iso)
+            && let Some(wait) = wait_until(t, now_ms)
+        {
+            return Some(Hint {
+                ms: wait.min(caps.long_ms),
+                source: HintSource::Body,
+                form: "retryAfter timestamp",
+            });
         }
     }
     for holder in [err, Some(v)].into_iter().flatten() {
         for key in ["retry_after_ms", "retryAfterMs"] {
-            if let Some(ms) = holder.get(key).and_then(Value::as_f64) {
-                if ms > 0.0 {
-                    return Some(Hint {
-                        ms: (ms.round() as u64).min(caps.long_ms),
-                        source: HintSource::Body,
-                        form: "retry_after_ms",
-                    });
-                }
+            if let Some(ms) = holder.get(key).and_then(Value::as_f64)
+                && ms > 0.0
+            {
+                return Some(Hint {
+                    ms: (ms.round() as u64).min(caps.long_ms),
+                    source: HintSource::Body,
+                    form: "retry_after_ms",
+                });
             }
         }
     }
@@ -189,13 +236,24 @@ pub fn from_json(v: &Value, now_ms: i64, caps: Caps) -> Option<Hint> {
 }
 
 fn hms_ms(c: &regex::Captures<'_>, first: usize) -> Option<u64> {
-    let h = c.get(first).map(|m| m.as_str().parse::<u64>().ok()).unwrap_or(Some(0))?;
-    let m = c.get(first + 1).map(|m| m.as_str().parse::<u64>().ok()).unwrap_or(Some(0))?;
-    let s = c.get(first + 2).map(|m| m.as_str().parse::<f64>().ok()).unwrap_or(Some(0.0))?;
+    let h = c
+        .get(first)
+        .map(|m| m.as_str().parse::<u64>().ok())
+        .unwrap_or(Some(0))?;
+    let m = c
+        .get(first + 1)
+        .map(|m| m.as_str().parse::<u64>().ok())
+        .unwrap_or(Some(0))?;
+    let s = c
+        .get(first + 2)
+        .map(|m| m.as_str().parse::<f64>().ok())
+        .unwrap_or(Some(0.0))?;
     if c.get(first).is_none() && c.get(first + 1).is_none() && c.get(first + 2).is_none() {
         return None;
     }
-    let total = h.checked_mul(3_600_000)?.checked_add(m.checked_mul(60_000)?)?;
+    let total = h
+        .checked_mul(3_600_000)?
+        .checked_add(m.checked_mul(60_000)?)?;
     total.checked_add((s * 1000.0).round() as u64)
 }
 
@@ -208,25 +266,46 @@ pub struct Seen {
 }
 
 impl Seen {
-    pub const ALL: Seen = Seen { please_retry: true, reset: true, retry_at: true };
+    pub const ALL: Seen = Seen {
+        please_retry: true,
+        reset: true,
+        retry_at: true,
+    };
 }
 
 /// The text forms, in the reference's order. `json` is the parsed body, if any.
-pub fn from_text(text: &str, json: Option<&Value>, now_ms: i64, caps: Caps, seen: Seen) -> Option<Hint> {
+pub fn from_text(
+    text: &str,
+    json: Option<&Value>,
+    now_ms: i64,
+    caps: Caps,
+    seen: Seen,
+) -> Option<Hint> {
     if let Some(h) = json.and_then(|v| from_json(v, now_ms, caps)) {
         return Some(h);
     }
-    let body = |ms: u64, cap: u64, form| Some(Hint { ms: ms.min(cap), source: HintSource::Body, form });
-    if let Some(c) = grammar(&PLEASE_RETRY).filter(|_| seen.please_retry).and_then(|r| r.captures(text)) {
+    let body = |ms: u64, cap: u64, form| {
+        Some(Hint {
+            ms: ms.min(cap),
+            source: HintSource::Body,
+            form,
+        })
+    };
+    if let Some(c) = grammar(&PLEASE_RETRY)
+        .filter(|_| seen.please_retry)
+        .and_then(|r| r.captures(text))
+    {
         let unit = c.get(2).map_or("s", |m| m.as_str());
         if let Some(ms) = parse_delay(&format!("{}{unit}", &c[1])).filter(|&ms| ms > 0) {
             return body(ms, caps.short_ms, "please retry in");
         }
     }
-    if let Some(c) = grammar(&ISO_AFTER).filter(|_| seen.retry_at || seen.reset).and_then(|r| r.captures(text)) {
-        if let Some(wait) = parse_iso(&c[1]).and_then(|t| wait_until(t, now_ms)) {
-            return body(wait, caps.long_ms, "retry at timestamp");
-        }
+    if let Some(c) = grammar(&ISO_AFTER)
+        .filter(|_| seen.retry_at || seen.reset)
+        .and_then(|r| r.captures(text))
+        && let Some(wait) = parse_iso(&c[1]).and_then(|t| wait_until(t, now_ms))
+    {
+        return body(wait, caps.long_ms, "retry at timestamp");
     }
     if !seen.reset {
         return None;
@@ -243,11 +322,21 @@ pub fn from_text(text: &str, json: Option<&Value>, now_ms: i64, caps: Caps, seen
 
 /// "resets in N days", "reset at YYYY-MM-DD HH:MM[:SS][zone]", "resets at MM-DD HH:MM UTC".
 pub fn day_granularity(text: &str, now_ms: i64, cap: u64) -> Option<Hint> {
-    let body = |ms: u64, form| Some(Hint { ms: ms.min(cap), source: HintSource::Body, form });
-    if let Some(c) = grammar(&RESET_DAYS).and_then(|r| r.captures(text)) {
-        if let Some(ms) = c[1].parse::<u64>().ok().and_then(|d| d.checked_mul(86_400_000)).filter(|&ms| ms > 0) {
-            return body(ms, "resets in N days");
-        }
+    let body = |ms: u64, form| {
+        Some(Hint {
+            ms: ms.min(cap),
+            source: HintSource::Body,
+            form,
+        })
+    };
+    if let Some(c) = grammar(&RESET_DAYS).and_then(|r| r.captures(text))
+        && let Some(ms) = c[1]
+            .parse::<u64>()
+            .ok()
+            .and_then(|d| d.checked_mul(86_400_000))
+            .filter(|&ms| ms > 0)
+    {
+        return body(ms, "resets in N days");
     }
     if let Some(c) = grammar(&RESET_AT_ISO).and_then(|r| r.captures(text)) {
         let zone = c.get(5).map_or("", |m| m.as_str());
@@ -298,11 +387,19 @@ pub fn quota_resets_at(text: &str) -> Option<i64> {
 mod tests {
     use super::*;
 
-    const CAPS: Caps = Caps { short_ms: 86_400_000, long_ms: 2_592_000_000 };
+    const CAPS: Caps = Caps {
+        short_ms: 86_400_000,
+        long_ms: 2_592_000_000,
+    };
     const NOW: i64 = 1_795_996_800_000; // 2026-11-30T00:00:00Z
 
     fn headers<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |name| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
     }
 
     #[test]
@@ -320,24 +417,44 @@ mod tests {
     fn retry_after_integer_must_round_trip() {
         let h = from_headers(headers(&[("retry-after", "60")]), NOW, CAPS).expect("hint");
         assert_eq!(h.ms, 60_000);
-        assert_eq!(from_headers(headers(&[("retry-after", "060")]), NOW, CAPS), None);
-        assert_eq!(from_headers(headers(&[("retry-after", "-5")]), NOW, CAPS), None);
+        assert_eq!(
+            from_headers(headers(&[("retry-after", "060")]), NOW, CAPS),
+            None
+        );
+        assert_eq!(
+            from_headers(headers(&[("retry-after", "-5")]), NOW, CAPS),
+            None
+        );
     }
 
     #[test]
     fn retry_after_http_date() {
-        let h = from_headers(headers(&[("retry-after", "Mon, 30 Nov 2026 00:02:00 GMT")]), NOW, CAPS).expect("hint");
+        let h = from_headers(
+            headers(&[("retry-after", "Mon, 30 Nov 2026 00:02:00 GMT")]),
+            NOW,
+            CAPS,
+        )
+        .expect("hint");
         assert_eq!(h.ms, 120_000);
     }
 
     #[test]
     fn ratelimit_reset_seconds_and_ms() {
         let secs = ((NOW / 1000) + 30).to_string();
-        assert_eq!(from_headers(headers(&[("x-ratelimit-reset", &secs)]), NOW, CAPS).map(|h| h.ms), Some(30_000));
+        assert_eq!(
+            from_headers(headers(&[("x-ratelimit-reset", &secs)]), NOW, CAPS).map(|h| h.ms),
+            Some(30_000)
+        );
         let ms = (NOW + 4500).to_string();
-        assert_eq!(from_headers(headers(&[("x-ratelimit-reset", &ms)]), NOW, CAPS).map(|h| h.ms), Some(4500));
+        assert_eq!(
+            from_headers(headers(&[("x-ratelimit-reset", &ms)]), NOW, CAPS).map(|h| h.ms),
+            Some(4500)
+        );
         // A relative "60" reads as 1970 and is ignored.
-        assert_eq!(from_headers(headers(&[("x-ratelimit-reset", "60")]), NOW, CAPS), None);
+        assert_eq!(
+            from_headers(headers(&[("x-ratelimit-reset", "60")]), NOW, CAPS),
+            None
+        );
     }
 
     #[test]
@@ -348,7 +465,10 @@ mod tests {
         assert_eq!(t("quota will reset after 1h2m3s"), Some(3_723_000));
         assert_eq!(t("Your limit resets in 5m"), Some(300_000));
         assert_eq!(t("resets in 3 days"), Some(3 * 86_400_000));
-        assert_eq!(t("limit will reset at 2026-12-01 00:00 UTC"), Some(86_400_000));
+        assert_eq!(
+            t("limit will reset at 2026-12-01 00:00 UTC"),
+            Some(86_400_000)
+        );
         assert_eq!(t("resets at 12-01 06:00 UTC"), Some(30 * 3_600_000));
         assert_eq!(t("try again at 2020-01-01T00:00:00Z"), None);
         assert_eq!(t("nothing to see"), None);
@@ -356,7 +476,10 @@ mod tests {
 
     #[test]
     fn countdown() {
-        assert_eq!(reset_countdown_ms("monthly usage limit reached, resets in 13 days"), Some(1_123_200_000));
+        assert_eq!(
+            reset_countdown_ms("monthly usage limit reached, resets in 13 days"),
+            Some(1_123_200_000)
+        );
         assert_eq!(reset_countdown_ms("resets in 0 days"), None);
     }
 }

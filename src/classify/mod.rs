@@ -85,17 +85,27 @@ struct Restated {
     retry_after_ms: u64,
 }
 
-fn restate(rules: &Ruleset, input: &ErrorInput<'_>, hits: &Hits<'_, '_>, fired: &mut Vec<String>, explain: &mut Vec<String>) -> Option<Restated> {
+fn restate(
+    rules: &Ruleset,
+    input: &ErrorInput<'_>,
+    hits: &Hits<'_, '_>,
+    fired: &mut Vec<String>,
+    explain: &mut Vec<String>,
+) -> Option<Restated> {
     let given = input.provider?.trim().to_lowercase();
     if input.body.trim().is_empty() {
         return None;
     }
     let canonical = rules.profile(&given).id;
     for r in &rules.restatements {
-        if (r.provider != given && r.provider != canonical) || !r.rule.from_statuses.contains(&input.status) {
+        if (r.provider != given && r.provider != canonical)
+            || !r.rule.from_statuses.contains(&input.status)
+        {
             continue;
         }
-        let Some(marker) = hits.any_literal(&r.markers) else { continue };
+        let Some(marker) = hits.any_literal(&r.markers) else {
+            continue;
+        };
         if let Some(veto) = hits.any_literal(&r.excludes) {
             explain.push(format!(
                 "restatement {} vetoed by exclude marker '{}': status stays {}",
@@ -113,7 +123,10 @@ fn restate(rules: &Ruleset, input: &ErrorInput<'_>, hits: &Hits<'_, '_>, fired: 
             r.rule.to_status,
             rules.matcher.literal_text(marker)
         ));
-        return Some(Restated { status: r.rule.to_status, retry_after_ms: r.rule.default_retry_after_ms });
+        return Some(Restated {
+            status: r.rule.to_status,
+            retry_after_ms: r.rule.default_retry_after_ms,
+        });
     }
     None
 }
@@ -124,10 +137,17 @@ fn breaker_kind(ctx: &mut Ctx<'_, '_>) -> &'static str {
         return "transient";
     }
     if ctx.signal(SignalId::TerminalQuotaPatterns).is_some() {
-        ctx.note_signal(SignalId::TerminalQuotaPatterns, "breaker kind quota_exhausted; a short hint cannot downgrade it");
+        ctx.note_signal(
+            SignalId::TerminalQuotaPatterns,
+            "breaker kind quota_exhausted; a short hint cannot downgrade it",
+        );
         return "quota_exhausted";
     }
-    let threshold = ctx.rules.settings.classification.short_retry_hint_threshold_ms;
+    let threshold = ctx
+        .rules
+        .settings
+        .classification
+        .short_retry_hint_threshold_ms;
     if ctx.hint().is_some_and(|h| h.ms < threshold) {
         return "rate_limit";
     }
@@ -147,7 +167,9 @@ pub fn classify(rules: &Ruleset, input: &ErrorInput<'_>) -> Classification {
 /// Classifies one error with resolved tuning (defaults plus settings overrides).
 pub fn classify_with(rules: &Ruleset, tuning: &Tuning, input: &ErrorInput<'_>) -> Classification {
     let unescaped = unescape_json(input.body);
-    let hits = rules.matcher.scan(unescaped.as_deref().unwrap_or(input.body));
+    let hits = rules
+        .matcher
+        .scan(unescaped.as_deref().unwrap_or(input.body));
     let mut fired = Vec::new();
     let mut explain = Vec::new();
     let restated = restate(rules, input, &hits, &mut fired, &mut explain);
@@ -155,21 +177,25 @@ pub fn classify_with(rules: &Ruleset, tuning: &Tuning, input: &ErrorInput<'_>) -
     let mut ctx = Ctx::new(rules, tuning, input, status, hits);
     ctx.fired = fired;
     ctx.explain = explain;
-    if let Some(p) = &ctx.profile {
-        if !p.known {
-            let id = p.id.clone();
-            ctx.explain.push(format!("provider `{id}` has no profile: treated as an API-key provider"));
-        }
+    if let Some(p) = &ctx.profile
+        && !p.known
+    {
+        let id = p.id.clone();
+        ctx.explain.push(format!(
+            "provider `{id}` has no profile: treated as an API-key provider"
+        ));
     }
 
     let mut d = ctx.decide();
     let (terminal, error_type) = terminal::resolve(&mut ctx, &d);
     let scope = scope_of(&mut ctx, &mut d, terminal);
 
-    let trip = tuning.breaker_trip_statuses.contains(&status) || (status == 429 && tuning.breaker_count_429);
+    let trip = tuning.breaker_trip_statuses.contains(&status)
+        || (status == 429 && tuning.breaker_count_429);
     let breaker_failure = trip && !d.skip_breaker;
     if d.skip_breaker && trip {
-        ctx.explain.push("not counted by the provider breaker".into());
+        ctx.explain
+            .push("not counted by the provider breaker".into());
     }
     let hint = ctx.hint();
     let retry_after_ms = match &restated {
@@ -230,8 +256,13 @@ fn scope_of(ctx: &mut Ctx<'_, '_>, d: &mut Decision, terminal: Option<Terminal>)
     }
     let per_model = ctx.profile.as_ref().is_some_and(|p| p.per_model_quota);
     let status = ctx.status;
-    if per_model && (matches!(status, 404 | 429) || status >= 500) && d.reason != Reason::AuthError {
-        let scope = if matches!(status, 429 | 403 | 402 | 404) { Scope::Model } else { Scope::Exact };
+    if per_model && (matches!(status, 404 | 429) || status >= 500) && d.reason != Reason::AuthError
+    {
+        let scope = if matches!(status, 429 | 403 | 402 | 404) {
+            Scope::Model
+        } else {
+            Scope::Exact
+        };
         ctx.explain.push(format!(
             "per-model-quota provider: a model lockout ({}) instead of a connection cooldown",
             scope.as_str()
@@ -246,7 +277,10 @@ fn cap_lockout(ctx: &mut Ctx<'_, '_>, d: &mut Decision) {
     let max = ctx.tuning.lockout_max_cooldown_ms;
     let authoritative_hint = d.hint_used.as_ref().is_some_and(authoritative);
     if d.cooldown_ms > max && !authoritative_hint {
-        ctx.explain.push(format!("model lockout caps {} ms at model_lockout.max_cooldown_ms {max} ms", d.cooldown_ms));
+        ctx.explain.push(format!(
+            "model lockout caps {} ms at model_lockout.max_cooldown_ms {max} ms",
+            d.cooldown_ms
+        ));
         d.cooldown_ms = max;
     }
 }

@@ -92,25 +92,42 @@ pub fn parse_record(line: &str) -> Result<Record, RecordError> {
         message,
     };
     let status = match raw.status {
-        None => return Err(fail("missing field `status` (an HTTP status, 100..=599)".into())),
+        None => {
+            return Err(fail(
+                "missing field `status` (an HTTP status, 100..=599)".into(),
+            ));
+        }
         Some(s) if (100..=599).contains(&s) => s as u16,
-        Some(s) => return Err(fail(format!("`status` must be an HTTP status in 100..=599, got {s}"))),
+        Some(s) => {
+            return Err(fail(format!(
+                "`status` must be an HTTP status in 100..=599, got {s}"
+            )));
+        }
     };
     let backoff_level = match raw.backoff_level {
         None => 0,
         Some(l) if (0..=1024).contains(&l) => l as u32,
-        Some(l) => return Err(fail(format!("`backoff_level` must be in 0..=1024, got {l}"))),
+        Some(l) => {
+            return Err(fail(format!(
+                "`backoff_level` must be in 0..=1024, got {l}"
+            )));
+        }
     };
     let mut headers = Vec::new();
     for (name, value) in raw.headers.iter().flatten() {
         let Some(text) = header_value(value) else {
-            return Err(fail(format!("header `{name}` must be a string, number or list, got {value}")));
+            return Err(fail(format!(
+                "header `{name}` must be a string, number or list, got {value}"
+            )));
         };
         headers.push((name.trim().to_ascii_lowercase(), text));
     }
     Ok(Record {
         id: raw.id.clone(),
-        provider: raw.provider.map(|p| p.into_owned()).filter(|p| !p.trim().is_empty()),
+        provider: raw
+            .provider
+            .map(|p| p.into_owned())
+            .filter(|p| !p.trim().is_empty()),
         status,
         headers,
         body: raw.body.map(Cow::into_owned).unwrap_or_default(),
@@ -156,7 +173,14 @@ pub fn write_error(out: &mut Vec<u8>, line: usize, e: &RecordError) {
 
 /// Classifies one input line and appends exactly one output line. Returns false for an
 /// error record.
-pub fn classify_line(rules: &Ruleset, tuning: &Tuning, line: &str, line_no: usize, now_ms: i64, out: &mut Vec<u8>) -> bool {
+pub fn classify_line(
+    rules: &Ruleset,
+    tuning: &Tuning,
+    line: &str,
+    line_no: usize,
+    now_ms: i64,
+    out: &mut Vec<u8>,
+) -> bool {
     match parse_record(line) {
         Ok(rec) => {
             let c = classify_with(rules, tuning, &rec.as_input(now_ms));

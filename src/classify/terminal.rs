@@ -64,15 +64,25 @@ pub fn provider_error_type(ctx: &Ctx<'_, '_>) -> (Option<ErrorType>, Option<Sign
     use ErrorType as T;
     let status = ctx.status;
     let has = |id: SignalId| ctx.signal(id).is_some().then_some(id);
-    let oauth_or_none = ctx.profile.as_ref().is_none_or(|p| p.auth == AuthClass::Oauth);
+    let oauth_or_none = ctx
+        .profile
+        .as_ref()
+        .is_none_or(|p| p.auth == AuthClass::Oauth);
     let quota_text = has(SignalId::CreditsExhausted).or_else(|| has(SignalId::SubscriptionQuota));
     if matches!(status, 400..=403) && quota_text.is_some() {
         return (Some(T::QuotaExhausted), quota_text);
     }
-    let google = ctx.profile.as_ref().is_some_and(|p| p.has(ProviderTag::GoogleSurface));
+    let google = ctx
+        .profile
+        .as_ref()
+        .is_some_and(|p| p.has(ProviderTag::GoogleSurface));
     match status {
         429 => {
-            let daily = if oauth_or_none { quota_text.or_else(|| has(SignalId::DailyQuota)) } else { None };
+            let daily = if oauth_or_none {
+                quota_text.or_else(|| has(SignalId::DailyQuota))
+            } else {
+                None
+            };
             match daily {
                 Some(sig) => (Some(T::QuotaExhausted), Some(sig)),
                 None => (Some(T::RateLimited), None),
@@ -94,9 +104,14 @@ pub fn provider_error_type(ctx: &Ctx<'_, '_>) -> (Option<ErrorType>, Option<Sign
             }
         }
         402 => (Some(T::QuotaExhausted), None),
-        400 | 403 if google && has(SignalId::GeoBlocked).is_some() => (Some(T::GeoBlocked), Some(SignalId::GeoBlocked)),
+        400 | 403 if google && has(SignalId::GeoBlocked).is_some() => {
+            (Some(T::GeoBlocked), Some(SignalId::GeoBlocked))
+        }
         403 => {
-            let cloud_code = ctx.profile.as_ref().is_some_and(|p| p.has(ProviderTag::CloudCode));
+            let cloud_code = ctx
+                .profile
+                .as_ref()
+                .is_some_and(|p| p.has(ProviderTag::CloudCode));
             if let Some(sig) = has(SignalId::FingerprintRejection) {
                 (Some(T::FingerprintRejection), Some(sig))
             } else if let Some(sig) = has(SignalId::AccountDeactivated) {
@@ -110,7 +125,11 @@ pub fn provider_error_type(ctx: &Ctx<'_, '_>) -> (Option<ErrorType>, Option<Sign
             } else if let Some(sig) = has(SignalId::RequestRejected) {
                 // One refusal only cools; a streak of three bans (connection state, not this error).
                 (Some(T::RequestRejected), Some(sig))
-            } else if ctx.profile.as_ref().is_none_or(|p| p.auth != AuthClass::Oauth) {
+            } else if ctx
+                .profile
+                .as_ref()
+                .is_none_or(|p| p.auth != AuthClass::Oauth)
+            {
                 (None, None)
             } else {
                 (Some(T::Forbidden), None)
@@ -141,38 +160,58 @@ pub fn resolve(ctx: &mut Ctx<'_, '_>, d: &Decision) -> (Option<Terminal>, Option
         if !ctx.fired.iter().any(|f| f == sig.as_str()) {
             ctx.fired.push(sig.as_str().to_string());
         }
-        ctx.explain.push(format!("provider error type {} (signal {})", k.as_str(), sig.as_str()));
+        ctx.explain.push(format!(
+            "provider error type {} (signal {})",
+            k.as_str(),
+            sig.as_str()
+        ));
     } else if let (None, Some(sig)) = (kind, sig) {
         ctx.fired.push(sig.as_str().to_string());
-        ctx.explain.push(format!("signal {}: a request resource, not the model, was not found", sig.as_str()));
+        ctx.explain.push(format!(
+            "signal {}: a request resource, not the model, was not found",
+            sig.as_str()
+        ));
     }
     let per_model = ctx.profile.as_ref().is_some_and(|p| p.per_model_quota);
     let credits_text = ctx.signal(SignalId::CreditsExhausted).is_some();
     if d.credits_exhausted || (!per_model && (ctx.status == 402 || credits_text)) {
-        ctx.explain.push("terminal: credits_exhausted (billing must change before this connection is used)".into());
+        ctx.explain.push(
+            "terminal: credits_exhausted (billing must change before this connection is used)"
+                .into(),
+        );
         return (Some(Terminal::CreditsExhausted), kind);
     }
-    if let Some(k) = kind {
-        if matches!(
+    if let Some(k) = kind
+        && matches!(
             k,
             ErrorType::ProjectRouteError
                 | ErrorType::GeoBlocked
                 | ErrorType::OauthInvalidToken
                 | ErrorType::FingerprintRejection
                 | ErrorType::ModelNotFound
-        ) {
-            ctx.explain.push(format!("provider error type {} is never terminal", k.as_str()));
-            return (None, kind);
-        }
+        )
+    {
+        ctx.explain.push(format!(
+            "provider error type {} is never terminal",
+            k.as_str()
+        ));
+        return (None, kind);
     }
     if d.permanent || kind == Some(ErrorType::Forbidden) {
         ctx.explain.push("terminal: banned".into());
         return (Some(Terminal::Banned), kind);
     }
-    let web_cookie = ctx.profile.as_ref().is_some_and(|p| p.has(ProviderTag::WebCookie));
-    let expired_kind = matches!(kind, Some(ErrorType::AccountDeactivated | ErrorType::Unauthorized));
+    let web_cookie = ctx
+        .profile
+        .as_ref()
+        .is_some_and(|p| p.has(ProviderTag::WebCookie));
+    let expired_kind = matches!(
+        kind,
+        Some(ErrorType::AccountDeactivated | ErrorType::Unauthorized)
+    );
     if (expired_kind || ctx.status == 401) && !web_cookie {
-        ctx.explain.push("terminal: expired (the token health check retries it up to 3 times)".into());
+        ctx.explain
+            .push("terminal: expired (the token health check retries it up to 3 times)".into());
         return (Some(Terminal::Expired), kind);
     }
     (None, kind)

@@ -33,14 +33,25 @@ pub fn utc_ms(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, ms: u32) -> Opti
         return None;
     }
     let days = days_from_civil(y, mo, d);
-    Some(days * DAY_MS + i64::from(h) * 3_600_000 + i64::from(mi) * 60_000 + i64::from(s) * 1000 + i64::from(ms))
+    Some(
+        days * DAY_MS
+            + i64::from(h) * 3_600_000
+            + i64::from(mi) * 60_000
+            + i64::from(s) * 1000
+            + i64::from(ms),
+    )
 }
 
 /// Parses `YYYY-MM-DD[T| ]HH:MM[:SS[.fff]][Z|UTC|±HH[:]MM]`; no zone means UTC.
 pub fn parse_iso(text: &str) -> Option<i64> {
     let t = text.trim();
     let b = t.as_bytes();
-    if b.len() < 16 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') || b[13] != b':' {
+    if b.len() < 16
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't' | b' ')
+        || b[13] != b':'
+    {
         return None;
     }
     let num = |r: std::ops::Range<usize>| -> Option<u32> { t.get(r)?.parse().ok() };
@@ -61,34 +72,35 @@ pub fn parse_iso(text: &str) -> Option<i64> {
     }
     let base = utc_ms(y, mo, d, h, mi, s, frac_ms)?;
     let zone = rest.trim();
-    let offset_min: i64 = if zone.is_empty() || zone.eq_ignore_ascii_case("z") || zone.eq_ignore_ascii_case("utc") {
-        0
-    } else {
-        let (sign, digits) = match zone.as_bytes()[0] {
-            b'+' => (1, &zone[1..]),
-            b'-' => (-1, &zone[1..]),
-            _ => return None,
+    let offset_min: i64 =
+        if zone.is_empty() || zone.eq_ignore_ascii_case("z") || zone.eq_ignore_ascii_case("utc") {
+            0
+        } else {
+            let (sign, digits) = match zone.as_bytes()[0] {
+                b'+' => (1, &zone[1..]),
+                b'-' => (-1, &zone[1..]),
+                _ => return None,
+            };
+            let digits: String = digits.chars().filter(|c| *c != ':').collect();
+            if digits.len() != 4 || !digits.bytes().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            let hh: i64 = digits[0..2].parse().ok()?;
+            let mm: i64 = digits[2..4].parse().ok()?;
+            sign * (hh * 60 + mm)
         };
-        let digits: String = digits.chars().filter(|c| *c != ':').collect();
-        if digits.len() != 4 || !digits.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        let hh: i64 = digits[0..2].parse().ok()?;
-        let mm: i64 = digits[2..4].parse().ok()?;
-        sign * (hh * 60 + mm)
-    };
     Some(base - offset_min * 60_000)
 }
 
 /// Milliseconds until the next daily reset at `hour_utc`; a result above 25 h or not positive
 /// becomes 24 h, as in the reference.
 pub fn ms_until_daily_reset(now_ms: i64, hour_utc: u8) -> u64 {
-    let day_start = now_ms.div_euclid(DAY_MS) * DAY_MS;
-    let mut reset = day_start + i64::from(hour_utc) * 3_600_000;
+    let day_start = now_ms.div_euclid(DAY_MS).saturating_mul(DAY_MS);
+    let mut reset = day_start.saturating_add(i64::from(hour_utc) * 3_600_000);
     if reset <= now_ms {
-        reset += DAY_MS;
+        reset = reset.saturating_add(DAY_MS);
     }
-    let wait = reset - now_ms;
+    let wait = reset.saturating_sub(now_ms);
     if wait <= 0 || wait > 25 * 3_600_000 {
         DAY_MS as u64
     } else {
@@ -133,5 +145,7 @@ mod tests {
         assert_eq!(ms_until_daily_reset(noon, 13), 3_600_000);
         let midnight = utc_ms(2026, 11, 30, 0, 0, 0, 0).expect("valid");
         assert_eq!(ms_until_daily_reset(midnight, 0), 86_400_000);
+        assert_eq!(ms_until_daily_reset(i64::MAX, 23), 86_400_000);
+        assert_eq!(ms_until_daily_reset(i64::MIN, 0), 86_400_000);
     }
 }

@@ -16,8 +16,10 @@ pub enum Format {
 }
 
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Exit codes: 0 all records classified; 1 some input records were invalid \
-(each got an error record); 2 usage error or unreadable file.\n\nExamples:\n  omniroute classify --provider agentrouter --status 403 --body '{\"error\":\"用户额度不足\"}' --format text\n  omniroute classify --provider openai --status 429 --header 'Retry-After: 20' --body 'Rate limit reached'\n  omniroute classify --batch examples/errors.jsonl > verdicts.jsonl\n  cat errors.jsonl | omniroute classify --batch -")]
+#[command(
+    after_help = "Exit codes: 0 all records classified; 1 some input records were invalid \
+(each got an error record); 2 usage error or unreadable file.\n\nExamples:\n  omniroute classify --provider agentrouter --status 403 --body '{\"error\":\"用户额度不足\"}' --format text\n  omniroute classify --provider openai --status 429 --header 'Retry-After: 20' --body 'Rate limit reached'\n  omniroute classify --batch examples/errors.jsonl > verdicts.jsonl\n  cat errors.jsonl | omniroute classify --batch -"
+)]
 pub struct Args {
     /// JSON Lines input (`-` for stdin): one record per line, one output line per input line.
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["provider", "status", "headers", "body", "body_file", "model", "backoff_level"])]
@@ -75,9 +77,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn single(rules: &omniroute::rules::compile::Ruleset, tuning: &Tuning, args: &Args, now: i64) -> anyhow::Result<ExitCode> {
+fn single(
+    rules: &omniroute::rules::compile::Ruleset,
+    tuning: &Tuning,
+    args: &Args,
+    now: i64,
+) -> anyhow::Result<ExitCode> {
     let Some(status) = args.status else {
-        eprintln!("omniroute classify: give --status N (and usually --provider, --body), or --batch FILE");
+        eprintln!(
+            "omniroute classify: give --status N (and usually --provider, --body), or --batch FILE"
+        );
         return Ok(ExitCode::from(2));
     };
     let mut headers = Vec::new();
@@ -90,7 +99,8 @@ fn single(rules: &omniroute::rules::compile::Ruleset, tuning: &Tuning, args: &Ar
     }
     let body = match (&args.body, &args.body_file) {
         (Some(b), _) => b.clone(),
-        (None, Some(path)) => std::fs::read_to_string(path).with_context(|| format!("reading --body-file {}", path.display()))?,
+        (None, Some(path)) => std::fs::read_to_string(path)
+            .with_context(|| format!("reading --body-file {}", path.display()))?,
         (None, None) => String::new(),
     };
     let rec = Record {
@@ -113,11 +123,18 @@ fn single(rules: &omniroute::rules::compile::Ruleset, tuning: &Tuning, args: &Ar
     Ok(ExitCode::SUCCESS)
 }
 
-fn batch(rules: &omniroute::rules::compile::Ruleset, tuning: &Tuning, source: &str, now: i64, format: Format) -> anyhow::Result<ExitCode> {
+fn batch(
+    rules: &omniroute::rules::compile::Ruleset,
+    tuning: &Tuning,
+    source: &str,
+    now: i64,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
     let reader: Box<dyn BufRead> = if source == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        let file = std::fs::File::open(source).with_context(|| format!("opening --batch {source}"))?;
+        let file =
+            std::fs::File::open(source).with_context(|| format!("opening --batch {source}"))?;
         Box::new(std::io::BufReader::with_capacity(1 << 16, file))
     };
     let stdout = std::io::stdout();
@@ -131,7 +148,10 @@ fn batch(rules: &omniroute::rules::compile::Ruleset, tuning: &Tuning, source: &s
         let line = match line {
             Ok(l) => l,
             Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                let err = record::RecordError { id: None, message: "the line is not valid UTF-8".into() };
+                let err = record::RecordError {
+                    id: None,
+                    message: "the line is not valid UTF-8".into(),
+                };
                 record::write_error(&mut out, line_no, &err);
                 writer.write_all(&out)?;
                 total += 1;
@@ -146,11 +166,15 @@ fn batch(rules: &omniroute::rules::compile::Ruleset, tuning: &Tuning, source: &s
             Format::Text => match record::parse_record(&line) {
                 Ok(rec) => {
                     let c = classify_with(rules, tuning, &rec.as_input(now));
-                    out.extend_from_slice(format!("line {line_no}: {}\n", text(&rec, &c)).as_bytes());
+                    out.extend_from_slice(
+                        format!("line {line_no}: {}\n", text(&rec, &c)).as_bytes(),
+                    );
                     true
                 }
                 Err(e) => {
-                    out.extend_from_slice(format!("line {line_no}: error: {}\n\n", e.message).as_bytes());
+                    out.extend_from_slice(
+                        format!("line {line_no}: error: {}\n\n", e.message).as_bytes(),
+                    );
                     false
                 }
             },
@@ -168,7 +192,9 @@ fn batch(rules: &omniroute::rules::compile::Ruleset, tuning: &Tuning, source: &s
         eprintln!("\rclassified {total} records ({bad} invalid)");
     }
     if bad > 0 {
-        eprintln!("omniroute classify: {bad} of {total} input line(s) were invalid; see the records with an \"error\" field");
+        eprintln!(
+            "omniroute classify: {bad} of {total} input line(s) were invalid; see the records with an \"error\" field"
+        );
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
@@ -178,7 +204,13 @@ fn duration(ms: u64) -> String {
     if ms == 0 {
         return "none".into();
     }
-    let (d, h, m, s, rest) = (ms / 86_400_000, ms / 3_600_000 % 24, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+    let (d, h, m, s, rest) = (
+        ms / 86_400_000,
+        ms / 3_600_000 % 24,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000,
+    );
     let mut parts = Vec::new();
     for (v, unit) in [(d, "d"), (h, "h"), (m, "m"), (s, "s")] {
         if v > 0 {
@@ -205,13 +237,26 @@ fn text(rec: &Record, c: &Classification) -> String {
     let yes = |b: bool| if b { "yes" } else { "no" };
     let rows = [
         ("reason", c.reason.to_string()),
-        ("scope", c.scope.map_or("none".into(), |x| x.as_str().to_string())),
+        (
+            "scope",
+            c.scope.map_or("none".into(), |x| x.as_str().to_string()),
+        ),
         ("retry elsewhere", yes(c.retryable).to_string()),
         ("cooldown", duration(c.cooldown_ms)),
-        ("client retry-after", c.retry_after_ms.map_or("none".into(), duration)),
+        (
+            "client retry-after",
+            c.retry_after_ms.map_or("none".into(), duration),
+        ),
         ("terminal state", c.terminal.unwrap_or("none").to_string()),
         ("breaker failure", yes(c.breaker_failure).to_string()),
-        ("rules", if c.rules.is_empty() { "none".into() } else { c.rules.join(", ") }),
+        (
+            "rules",
+            if c.rules.is_empty() {
+                "none".into()
+            } else {
+                c.rules.join(", ")
+            },
+        ),
     ];
     for (k, v) in rows {
         s.push_str(&format!("  {k:<19} {v}\n"));

@@ -23,7 +23,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(kind) = &args.print {
         let name = format!("{kind}.schema.json");
         let Some((_, text)) = schemas.iter().find(|(n, _)| *n == name) else {
-            eprintln!("omniroute schema: unknown kind `{kind}`; kinds: {}", omniroute::rules::model::FILE_KINDS.join(", "));
+            eprintln!(
+                "omniroute schema: unknown kind `{kind}`; kinds: {}",
+                omniroute::rules::model::FILE_KINDS.join(", ")
+            );
             return Ok(ExitCode::from(2));
         };
         use std::io::Write;
@@ -38,17 +41,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 Ok(old) if old == *text => {}
                 Ok(_) => {
                     stale += 1;
-                    eprintln!("{}: differs from the types; run `omniroute schema` to regenerate", path.display());
+                    eprintln!(
+                        "{}: differs from the types; run `omniroute schema` to regenerate",
+                        path.display()
+                    );
                 }
                 Err(e) => {
                     stale += 1;
-                    eprintln!("{}: {e}; run `omniroute schema` to generate", path.display());
+                    eprintln!(
+                        "{}: {e}; run `omniroute schema` to generate",
+                        path.display()
+                    );
                 }
             }
         }
-        return Ok(if stale == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) });
+        return Ok(if stale == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
     }
-    std::fs::create_dir_all(&args.dir).with_context(|| format!("creating {}", args.dir.display()))?;
+    std::fs::create_dir_all(&args.dir)
+        .with_context(|| format!("creating {}", args.dir.display()))?;
     for (name, text) in &schemas {
         let path = args.dir.join(name);
         std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;

@@ -31,7 +31,11 @@ pub fn builtin() -> Result<Catalog, CompileError> {
 
 /// Decodes and checks rule texts as `role`, against `base` for ids and providers. Returns the
 /// diagnostics (errors and warnings) alongside the decoded files' merge.
-pub fn load_texts(texts: &[(String, String)], role: Role, base: &Catalog) -> (Option<Catalog>, Vec<Diagnostic>) {
+pub fn load_texts(
+    texts: &[(String, String)],
+    role: Role,
+    base: &Catalog,
+) -> (Option<Catalog>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     let mut loaded = Vec::new();
     for (name, text) in texts {
@@ -42,7 +46,11 @@ pub fn load_texts(texts: &[(String, String)], role: Role, base: &Catalog) -> (Op
         }
     }
     let context = (role == Role::Operator).then_some(base);
-    let effective_role = if diagnostics.is_empty() { role } else { Role::Operator };
+    let effective_role = if diagnostics.is_empty() {
+        role
+    } else {
+        Role::Operator
+    };
     diagnostics.extend(check::check_files(&loaded, effective_role, context));
     if diagnostics.iter().any(Diagnostic::is_error) {
         return (None, diagnostics);
@@ -55,7 +63,10 @@ pub fn render(diagnostics: &[Diagnostic], texts: &[(String, String)]) -> String 
     diagnostics
         .iter()
         .map(|d| {
-            let text = texts.iter().find(|(n, _)| *n == d.file).map_or("", |(_, t)| t.as_str());
+            let text = texts
+                .iter()
+                .find(|(n, _)| *n == d.file)
+                .map_or("", |(_, t)| t.as_str());
             d.render(text)
         })
         .collect::<Vec<_>>()
@@ -68,7 +79,10 @@ pub fn read_texts(paths: &[PathBuf]) -> Result<Vec<(String, String)>, LoadError>
         .map(|p| {
             std::fs::read_to_string(p)
                 .map(|t| (display(p), t))
-                .map_err(|source| LoadError::Io { path: p.clone(), source })
+                .map_err(|source| LoadError::Io {
+                    path: p.clone(),
+                    source,
+                })
         })
         .collect()
 }

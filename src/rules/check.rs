@@ -9,7 +9,7 @@ use super::regex_gate;
 use std::collections::{BTreeMap, BTreeSet};
 
 macro_rules! path {
-    ($($seg:expr),* $(,)?) => { vec![$(Seg::from($seg)),*] };
+    ($($seg:expr),* $(,)?) => { [$(Seg::from($seg)),*] };
 }
 
 /// A decoded file with its source, so diagnostics can point into it.
@@ -78,7 +78,9 @@ struct Checker<'c> {
 pub fn check_files(files: &[Loaded<'_>], role: Role, context: Option<&Catalog>) -> Vec<Diagnostic> {
     let mut ck = Checker {
         out: Vec::new(),
-        known: context.map(KnownProviders::from_catalog).unwrap_or_default(),
+        known: context
+            .map(KnownProviders::from_catalog)
+            .unwrap_or_default(),
         ids: BTreeMap::new(),
         context,
     };
@@ -95,14 +97,20 @@ pub fn check_files(files: &[Loaded<'_>], role: Role, context: Option<&Catalog>) 
     let mut singletons: BTreeMap<&str, &str> = BTreeMap::new();
     for f in files {
         let kind = f.file.kind();
-        if matches!(kind, "allowlists" | "resilience") {
-            if let Some(first) = singletons.insert(kind, f.source.name) {
-                ck.out.push(
-                    f.source
-                        .error_at(diag::DUPLICATE_KIND, &path!["kind"], format!("a second `{kind}` file"))
-                        .with_help(format!("the first one is {first}; merge them")),
-                );
-            }
+        let singleton = matches!(kind, "allowlists" | "resilience");
+        if let Some(first) = singleton
+            .then(|| singletons.insert(kind, f.source.name))
+            .flatten()
+        {
+            ck.out.push(
+                f.source
+                    .error_at(
+                        diag::DUPLICATE_KIND,
+                        &path!["kind"],
+                        format!("a second `{kind}` file"),
+                    )
+                    .with_help(format!("the first one is {first}; merge them")),
+            );
         }
         ck.file(f);
     }
@@ -128,11 +136,11 @@ impl Checker<'_> {
         self.out.push(d);
     }
 
-    fn id(&mut self, src: &Source<'_>, path: Vec<Seg>, id: &str) {
+    fn id(&mut self, src: &Source<'_>, path: &[Seg], id: &str) {
         if let Some(first) = self.ids.get(id) {
             let first = first.clone();
             self.push(
-                src.error_at(diag::DUPLICATE_ID, &path, format!("duplicate id `{id}`"))
+                src.error_at(diag::DUPLICATE_ID, path, format!("duplicate id `{id}`"))
                     .with_help(format!("`{id}` is already defined in {first}; ids must be unique across the catalog")),
             );
         } else {
@@ -140,38 +148,48 @@ impl Checker<'_> {
         }
     }
 
-    fn status(&mut self, src: &Source<'_>, path: Vec<Seg>, status: u16) {
+    fn status(&mut self, src: &Source<'_>, path: &[Seg], status: u16) {
         if !(100..=599).contains(&status) {
             self.push(src.error_at(
                 diag::STATUS_RANGE,
-                &path,
+                path,
                 format!("HTTP status {status} is outside 100..=599"),
             ));
         }
     }
 
-    fn marker(&mut self, src: &Source<'_>, path: Vec<Seg>, marker: &str) {
+    fn marker(&mut self, src: &Source<'_>, path: &[Seg], marker: &str) {
         if marker.trim().is_empty() {
             self.push(
-                src.error_at(diag::EMPTY_MARKER, &path, "empty marker: it would match every body")
-                    .with_help("remove it or write the text it should find"),
+                src.error_at(
+                    diag::EMPTY_MARKER,
+                    path,
+                    "empty marker: it would match every body",
+                )
+                .with_help("remove it or write the text it should find"),
             );
         }
     }
 
-    fn regex(&mut self, src: &Source<'_>, path: Vec<Seg>, pattern: &str) {
+    fn regex(&mut self, src: &Source<'_>, path: &[Seg], pattern: &str) {
         if let Err(e) = regex_gate::validate(pattern) {
-            let first = e.lines().find(|l| l.starts_with("error:")).unwrap_or(e.lines().last().unwrap_or(""));
+            let first = e
+                .lines()
+                .find(|l| l.starts_with("error:"))
+                .unwrap_or(e.lines().last().unwrap_or(""));
             self.push(src.error_at(
                 diag::INVALID_REGEX,
-                &path,
-                format!("invalid regex `{pattern}`: {}", first.trim_start_matches("error: ")),
+                path,
+                format!(
+                    "invalid regex `{pattern}`: {}",
+                    first.trim_start_matches("error: ")
+                ),
             ));
         } else if !regex_gate::gate_sets(pattern).is_gated() {
             self.push(
                 src.warning_at(
                     diag::UNGATED_REGEX,
-                    &path,
+                    path,
                     format!("regex `{pattern}` starts and ends with no literal of 5+ bytes, so it runs on every body"),
                 )
                 .with_help("start or end the pattern with a literal word, e.g. `quota.*exceeded`"),
@@ -179,17 +197,24 @@ impl Checker<'_> {
         }
     }
 
-    fn provider(&mut self, src: &Source<'_>, path: Vec<Seg>, id: &str) {
+    fn provider(&mut self, src: &Source<'_>, path: &[Seg], id: &str) {
         if id != id.to_lowercase() {
             self.push(
-                src.warning_at(diag::NOT_LOWERCASE, &path, format!("provider id `{id}` is not lower-case"))
-                    .with_help(format!("ids match case-insensitively; write `{}`", id.to_lowercase())),
+                src.warning_at(
+                    diag::NOT_LOWERCASE,
+                    path,
+                    format!("provider id `{id}` is not lower-case"),
+                )
+                .with_help(format!(
+                    "ids match case-insensitively; write `{}`",
+                    id.to_lowercase()
+                )),
             );
         }
         if !self.known.knows(id) {
             let mut d = src.error_at(
                 diag::UNKNOWN_PROVIDER,
-                &path,
+                path,
                 format!("unknown provider id `{id}`"),
             );
             if let Some(near) = self.known.nearest(&id.to_lowercase()) {
@@ -231,10 +256,10 @@ impl Checker<'_> {
             }
             let names = std::iter::once(&p.id).chain(p.aliases.iter());
             for (j, name) in names.enumerate() {
-                let at = if j == 0 {
-                    path!["providers", i, "id"]
+                let at: Vec<Seg> = if j == 0 {
+                    path!["providers", i, "id"].to_vec()
                 } else {
-                    path!["providers", i, "aliases", j - 1]
+                    path!["providers", i, "aliases", j - 1].to_vec()
                 };
                 if seen.insert(name.to_lowercase(), i).is_some() {
                     self.push(src.error_at(
@@ -246,40 +271,51 @@ impl Checker<'_> {
             }
         }
         for (i, p) in file.prefixes.iter().enumerate() {
-            self.marker(src, path!["prefixes", i, "prefix"], &p.prefix);
+            self.marker(src, &path!["prefixes", i, "prefix"], &p.prefix);
         }
     }
 
     fn signals(&mut self, src: &Source<'_>, file: &SignalsFile) {
         for (i, s) in file.signals.iter().enumerate() {
-            self.id(src, path!["signals", i, "id"], &s.id);
-            if s.literals.is_empty() && s.regexes.is_empty() && s.all_of.is_empty() && s.only_for.is_empty() {
+            self.id(src, &path!["signals", i, "id"], &s.id);
+            if s.literals.is_empty()
+                && s.regexes.is_empty()
+                && s.all_of.is_empty()
+                && s.only_for.is_empty()
+            {
                 self.push(src.error_at(
                     diag::EXCLUSIVE_FIELDS,
                     &path!["signals", i],
-                    format!("signal list `{}` has no literals, regexes, all_of or only_for", s.id),
+                    format!(
+                        "signal list `{}` has no literals, regexes, all_of or only_for",
+                        s.id
+                    ),
                 ));
             }
             for (j, l) in s.literals.iter().enumerate() {
-                self.marker(src, path!["signals", i, "literals", j], l);
+                self.marker(src, &path!["signals", i, "literals", j], l);
             }
             for (j, r) in s.regexes.iter().enumerate() {
-                self.regex(src, path!["signals", i, "regexes", j], r);
+                self.regex(src, &path!["signals", i, "regexes", j], r);
             }
             for (j, group) in s.all_of.iter().enumerate() {
                 if group.is_empty() {
-                    self.push(src.error_at(diag::EMPTY_MARKER, &path!["signals", i, "all_of", j], "empty all_of group"));
+                    self.push(src.error_at(
+                        diag::EMPTY_MARKER,
+                        &path!["signals", i, "all_of", j],
+                        "empty all_of group",
+                    ));
                 }
                 for (k, l) in group.iter().enumerate() {
-                    self.marker(src, path!["signals", i, "all_of", j, k], l);
+                    self.marker(src, &path!["signals", i, "all_of", j, k], l);
                 }
             }
             for (j, o) in s.only_for.iter().enumerate() {
                 for (k, p) in o.providers.iter().enumerate() {
-                    self.provider(src, path!["signals", i, "only_for", j, "providers", k], p);
+                    self.provider(src, &path!["signals", i, "only_for", j, "providers", k], p);
                 }
                 for (k, l) in o.literals.iter().enumerate() {
-                    self.marker(src, path!["signals", i, "only_for", j, "literals", k], l);
+                    self.marker(src, &path!["signals", i, "only_for", j, "literals", k], l);
                 }
             }
         }
@@ -287,47 +323,54 @@ impl Checker<'_> {
 
     fn error_rules(&mut self, src: &Source<'_>, file: &ErrorRulesFile) {
         for (i, r) in file.rules.iter().enumerate() {
-            self.id(src, path!["rules", i, "id"], &r.id);
+            self.id(src, &path!["rules", i, "id"], &r.id);
             match (&r.text, r.status) {
-                (Some(_), Some(_)) | (None, None) => self.push(
-                    src.error_at(
-                        diag::EXCLUSIVE_FIELDS,
-                        &path!["rules", i],
-                        format!("rule `{}` needs exactly one of `text` or `status`", r.id),
-                    ),
-                ),
-                (Some(t), None) => self.marker(src, path!["rules", i, "text"], t),
-                (None, Some(s)) => self.status(src, path!["rules", i, "status"], s),
+                (Some(_), Some(_)) | (None, None) => self.push(src.error_at(
+                    diag::EXCLUSIVE_FIELDS,
+                    &path!["rules", i],
+                    format!("rule `{}` needs exactly one of `text` or `status`", r.id),
+                )),
+                (Some(t), None) => self.marker(src, &path!["rules", i, "text"], t),
+                (None, Some(s)) => self.status(src, &path!["rules", i, "status"], s),
             }
             if r.backoff == r.cooldown_ms.is_some() {
-                self.push(
-                    src.error_at(
-                        diag::EXCLUSIVE_FIELDS,
-                        &path!["rules", i],
-                        format!("rule `{}` needs exactly one of `cooldown_ms` or `backoff: true`", r.id),
+                self.push(src.error_at(
+                    diag::EXCLUSIVE_FIELDS,
+                    &path!["rules", i],
+                    format!(
+                        "rule `{}` needs exactly one of `cooldown_ms` or `backoff: true`",
+                        r.id
                     ),
-                );
+                ));
             }
         }
     }
 
     fn provider_rules(&mut self, src: &Source<'_>, file: &ProviderRulesFile) {
         for (i, r) in file.rules.iter().enumerate() {
-            self.id(src, path!["rules", i, "id"], &r.id);
+            self.id(src, &path!["rules", i, "id"], &r.id);
             if r.providers.is_empty() {
-                self.push(src.error_at(diag::SCHEMA, &path!["rules", i, "providers"], "a rule needs at least one provider"));
+                self.push(src.error_at(
+                    diag::SCHEMA,
+                    &path!["rules", i, "providers"],
+                    "a rule needs at least one provider",
+                ));
             }
             for (j, p) in r.providers.iter().enumerate() {
-                self.provider(src, path!["rules", i, "providers", j], p);
+                self.provider(src, &path!["rules", i, "providers", j], p);
             }
             if r.status.is_empty() {
-                self.push(src.error_at(diag::SCHEMA, &path!["rules", i, "status"], "a rule needs at least one status"));
+                self.push(src.error_at(
+                    diag::SCHEMA,
+                    &path!["rules", i, "status"],
+                    "a rule needs at least one status",
+                ));
             }
             for (j, s) in r.status.iter().enumerate() {
-                self.status(src, path!["rules", i, "status", j], *s);
+                self.status(src, &path!["rules", i, "status", j], *s);
             }
             for (j, m) in r.body_any.iter().enumerate() {
-                self.marker(src, path!["rules", i, "body_any", j], m);
+                self.marker(src, &path!["rules", i, "body_any", j], m);
             }
             for (j, h) in r.headers_any.iter().enumerate() {
                 if h.equals.is_some() == h.list_value_equals.is_some() {
@@ -357,20 +400,24 @@ impl Checker<'_> {
 
     fn restatements(&mut self, src: &Source<'_>, file: &RestatementsFile) {
         for (i, r) in file.rules.iter().enumerate() {
-            self.id(src, path!["rules", i, "id"], &r.id);
-            self.provider(src, path!["rules", i, "provider"], &r.provider);
+            self.id(src, &path!["rules", i, "id"], &r.id);
+            self.provider(src, &path!["rules", i, "provider"], &r.provider);
             for (j, s) in r.from_statuses.iter().enumerate() {
-                self.status(src, path!["rules", i, "from_statuses", j], *s);
+                self.status(src, &path!["rules", i, "from_statuses", j], *s);
             }
-            self.status(src, path!["rules", i, "to_status"], r.to_status);
+            self.status(src, &path!["rules", i, "to_status"], r.to_status);
             if r.text_markers.is_empty() {
-                self.push(src.error_at(diag::SCHEMA, &path!["rules", i, "text_markers"], "a restatement needs at least one text marker"));
+                self.push(src.error_at(
+                    diag::SCHEMA,
+                    &path!["rules", i, "text_markers"],
+                    "a restatement needs at least one text marker",
+                ));
             }
             for (j, m) in r.text_markers.iter().enumerate() {
-                self.marker(src, path!["rules", i, "text_markers", j], m);
+                self.marker(src, &path!["rules", i, "text_markers", j], m);
             }
             for (j, m) in r.exclude_markers.iter().enumerate() {
-                self.marker(src, path!["rules", i, "exclude_markers", j], m);
+                self.marker(src, &path!["rules", i, "exclude_markers", j], m);
             }
         }
     }
@@ -378,18 +425,26 @@ impl Checker<'_> {
     fn allowlists(&mut self, src: &Source<'_>, a: &AllowlistsFile) {
         for (key, list) in [
             ("full_text_rule_providers", &a.full_text_rule_providers),
-            ("honors_rule_lock_scope_providers", &a.honors_rule_lock_scope_providers),
-            ("egress_bucketed_lock_providers", &a.egress_bucketed_lock_providers),
+            (
+                "honors_rule_lock_scope_providers",
+                &a.honors_rule_lock_scope_providers,
+            ),
+            (
+                "egress_bucketed_lock_providers",
+                &a.egress_bucketed_lock_providers,
+            ),
         ] {
             for (j, p) in list.iter().enumerate() {
-                self.provider(src, path![key, j], p);
+                self.provider(src, &path![key, j], p);
             }
         }
     }
 
     fn resilience(&mut self, src: &Source<'_>, r: &ResilienceFile) {
         // Every knob, wherever it sits, must hold its default inside [min, max].
-        let Ok(value) = serde_json::to_value(r) else { return };
+        let Ok(value) = serde_json::to_value(r) else {
+            return;
+        };
         let mut knobs = Vec::new();
         collect_knobs(&value, &mut Vec::new(), &mut knobs);
         for (path, knob) in knobs {
@@ -407,13 +462,20 @@ impl Checker<'_> {
         let c = &r.classification;
         for (key, list) in [
             ("retryable_statuses", &c.retryable_statuses),
-            ("retry_after_eligible_statuses", &c.retry_after_eligible_statuses),
+            (
+                "retry_after_eligible_statuses",
+                &c.retry_after_eligible_statuses,
+            ),
         ] {
             for (j, s) in list.iter().enumerate() {
-                self.status(src, path!["classification", key, j], *s);
+                self.status(src, &path!["classification", key, j], *s);
             }
         }
-        self.status(src, path!["classification", "plan_limit_status"], c.plan_limit_status);
+        self.status(
+            src,
+            &path!["classification", "plan_limit_status"],
+            c.plan_limit_status,
+        );
         if c.daily_reset_hour_utc > 23 {
             self.push(src.error_at(
                 diag::NUMBER_RANGE,
@@ -422,13 +484,17 @@ impl Checker<'_> {
             ));
         }
         for (j, s) in r.circuit_breaker.trip_statuses.iter().enumerate() {
-            self.status(src, path!["circuit_breaker", "trip_statuses", j], *s);
+            self.status(src, &path!["circuit_breaker", "trip_statuses", j], *s);
         }
         for (j, s) in r.model_lockout.error_codes.iter().enumerate() {
-            self.status(src, path!["model_lockout", "error_codes", j], *s);
+            self.status(src, &path!["model_lockout", "error_codes", j], *s);
         }
         for (j, p) in r.model_lockout.slow_start.providers.iter().enumerate() {
-            self.provider(src, path!["model_lockout", "slow_start", "providers", j], p);
+            self.provider(
+                src,
+                &path!["model_lockout", "slow_start", "providers", j],
+                p,
+            );
         }
     }
 
@@ -444,16 +510,23 @@ impl Checker<'_> {
             .collect();
         for id in SignalId::ALL {
             if !defined.contains(id.as_str()) {
-                self.push(
-                    Diagnostic::error(
-                        diag::MISSING_SIGNAL,
-                        first.source.name,
-                        format!("the classifier needs the signal list `{}`, and no signals file defines it", id.as_str()),
+                self.push(Diagnostic::error(
+                    diag::MISSING_SIGNAL,
+                    first.source.name,
+                    format!(
+                        "the classifier needs the signal list `{}`, and no signals file defines it",
+                        id.as_str()
                     ),
-                );
+                ));
             }
         }
-        for kind in ["providers", "signals", "error_rules", "allowlists", "resilience"] {
+        for kind in [
+            "providers",
+            "signals",
+            "error_rules",
+            "allowlists",
+            "resilience",
+        ] {
             if !files.iter().any(|f| f.file.kind() == kind) {
                 self.push(Diagnostic::error(
                     diag::MISSING_SIGNAL,
@@ -468,7 +541,11 @@ impl Checker<'_> {
 fn collect_knobs(value: &serde_json::Value, at: &mut Vec<Seg>, out: &mut Vec<(Vec<Seg>, Knob)>) {
     match value {
         serde_json::Value::Object(map) => {
-            if map.len() == 3 && map.contains_key("default") && map.contains_key("min") && map.contains_key("max") {
+            if map.len() == 3
+                && map.contains_key("default")
+                && map.contains_key("min")
+                && map.contains_key("max")
+            {
                 if let Ok(knob) = serde_json::from_value::<Knob>(value.clone()) {
                     out.push((at.clone(), knob));
                 }

@@ -30,10 +30,10 @@ impl CompiledSignal {
         }
         if let Some(provider) = provider {
             for (providers, lits) in &self.only_for {
-                if providers.iter().any(|p| p == provider) {
-                    if let Some(id) = hits.any_literal(lits) {
-                        return Some(Hit::Literal(id));
-                    }
+                if providers.iter().any(|p| p == provider)
+                    && let Some(id) = hits.any_literal(lits)
+                {
+                    return Some(Hit::Literal(id));
                 }
             }
         }
@@ -132,7 +132,14 @@ pub struct Ruleset {
 }
 
 /// The phrases of the text hint grammars: [please retry in, reset, and the "retry at" family].
-const HINT_TRIGGERS: [&str; 6] = ["please retry in", "reset", "wait until", "try again at", "available at", "retry after"];
+const HINT_TRIGGERS: [&str; 6] = [
+    "please retry in",
+    "reset",
+    "wait until",
+    "try again at",
+    "available at",
+    "retry after",
+];
 /// `RetryInfo` / `retryDelay`, `retryAfter` / `retryAfterMs`, `retry_after_ms`.
 const JSON_HINT_TRIGGERS: [&str; 4] = ["retryinfo", "retrydelay", "retryafter", "retry_after_ms"];
 
@@ -190,7 +197,10 @@ impl Ruleset {
 
         let mut provider_rules = Vec::new();
         let mut operator_providers = HashSet::new();
-        for (rules, operator) in [(&catalog.operator_rules, true), (&catalog.provider_rules, false)] {
+        for (rules, operator) in [
+            (&catalog.operator_rules, true),
+            (&catalog.provider_rules, false),
+        ] {
             for r in rules {
                 let providers: Vec<String> = r.providers.iter().map(|p| p.to_lowercase()).collect();
                 if operator {
@@ -300,7 +310,11 @@ impl Ruleset {
         if let Some(&idx) = self.by_name.get(&lower) {
             return self.profiles[idx].clone();
         }
-        if let Some((_, idx)) = self.prefixes.iter().find(|(p, _)| lower.starts_with(p.as_str())) {
+        if let Some((_, idx)) = self
+            .prefixes
+            .iter()
+            .find(|(p, _)| lower.starts_with(p.as_str()))
+        {
             let mut p = self.profiles[*idx].clone();
             p.id = lower;
             return p;

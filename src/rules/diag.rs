@@ -122,8 +122,8 @@ impl Diagnostic {
             self.message
         );
         let _ = writeln!(out, "  --> {}", self.location());
-        if self.line > 0 {
-            if let Some(text) = source.lines().nth(self.line - 1) {
+        if let Some(text) = self.line.checked_sub(1).and_then(|i| source.lines().nth(i)) {
+            {
                 let number = self.line.to_string();
                 let pad = " ".repeat(number.len());
                 let col = self.col.max(1);

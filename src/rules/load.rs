@@ -1,5 +1,7 @@
 //! Reads one rule file: tells its kind, decodes it into the typed model, and turns every
 //! failure into a located diagnostic. Shared with build.rs (no `crate::` paths).
+// A file is decoded once, so the size of these values does not matter on any hot path.
+#![allow(clippy::large_enum_variant, clippy::result_large_err)]
 
 use super::diag::{self, Diagnostic};
 use super::model::*;
@@ -109,7 +111,12 @@ impl<'a> Source<'a> {
         (start.line(), start.col() + 1, width)
     }
 
-    pub fn error_at(&self, code: diag::Code, path: &[Seg], message: impl Into<String>) -> Diagnostic {
+    pub fn error_at(
+        &self,
+        code: diag::Code,
+        path: &[Seg],
+        message: impl Into<String>,
+    ) -> Diagnostic {
         let (line, col, width) = self.locate(path, false);
         Diagnostic::error(code, self.name, message).at(line, col, width)
     }
@@ -326,7 +333,10 @@ pub fn parse_file(source: &Source<'_>) -> Result<RuleFile, Diagnostic> {
                 format!("unknown rule file kind `{other}`"),
             )
             .at(line, col, width)
-            .with_help(format!("did you mean `{nearest}`? kinds: {}", FILE_KINDS.join(", "))));
+            .with_help(format!(
+                "did you mean `{nearest}`? kinds: {}",
+                FILE_KINDS.join(", ")
+            )));
         }
     };
     Ok(file)

@@ -85,7 +85,9 @@ impl MatcherBuilder {
             if !g.is_gated() {
                 ungated.push(id);
             }
-            let mut ids = |set: Option<Vec<String>>| set.map(|s| s.iter().map(|p| self.literal(p)).collect::<Vec<_>>());
+            let mut ids = |set: Option<Vec<String>>| {
+                set.map(|s| s.iter().map(|p| self.literal(p)).collect::<Vec<_>>())
+            };
             let prefixes = ids(g.prefixes);
             let suffixes = ids(g.suffixes);
             gates.push(Gate { prefixes, suffixes });
@@ -106,8 +108,13 @@ impl MatcherBuilder {
         };
         let all: Vec<&str> = self.literals.iter().map(String::as_str).collect();
         let reference = automaton(&all)?;
-        let short_ids: Vec<LitId> = (0..self.literals.len()).filter(|&i| self.literals[i].len() < MIN_SAMPLED_LEN).collect();
-        let short: Vec<&str> = short_ids.iter().map(|&i| self.literals[i].as_str()).collect();
+        let short_ids: Vec<LitId> = (0..self.literals.len())
+            .filter(|&i| self.literals[i].len() < MIN_SAMPLED_LEN)
+            .collect();
+        let short: Vec<&str> = short_ids
+            .iter()
+            .map(|&i| self.literals[i].as_str())
+            .collect();
         let short_ac = automaton(&short)?;
         let filter = WindowFilter::new(&self.literals);
         Ok(Matcher {
@@ -190,7 +197,12 @@ fn commonness(b: u8) -> u32 {
 /// least common bytes, so common words ("this ", "your ") do not trigger verification.
 fn anchor(lit: &[u8]) -> usize {
     (0..=lit.len() - MIN_SAMPLED_LEN)
-        .min_by_key(|&j| lit[j..j + MIN_SAMPLED_LEN].iter().map(|&b| commonness(b)).sum::<u32>())
+        .min_by_key(|&j| {
+            lit[j..j + MIN_SAMPLED_LEN]
+                .iter()
+                .map(|&b| commonness(b))
+                .sum::<u32>()
+        })
         .unwrap_or(0)
 }
 
@@ -251,14 +263,29 @@ impl WindowFilter {
                 continue;
             }
             let len = b.len().min(8);
-            let mask = if len == 8 { u64::MAX } else { (1u64 << (8 * len)) - 1 };
+            let mask = if len == 8 {
+                u64::MAX
+            } else {
+                (1u64 << (8 * len)) - 1
+            };
             let head = fold8(load8(b, 0)) & mask;
             let base = anchor(b);
             for offset in base..base + STRIDE {
-                let w = fold(u32::from_le_bytes([b[offset], b[offset + 1], b[offset + 2], b[offset + 3]]));
+                let w = fold(u32::from_le_bytes([
+                    b[offset],
+                    b[offset + 1],
+                    b[offset + 2],
+                    b[offset + 3],
+                ]));
                 let h = window_hash(w);
                 bits[(h >> 6) as usize] |= 1 << (h & 63);
-                by_bucket[(h >> (FILTER_BITS - BUCKET_BITS)) as usize].push(Entry { key: w, offset, id, head, mask });
+                by_bucket[(h >> (FILTER_BITS - BUCKET_BITS)) as usize].push(Entry {
+                    key: w,
+                    offset,
+                    id,
+                    head,
+                    mask,
+                });
             }
         }
         let mut bucket_start = Vec::with_capacity(by_bucket.len() + 1);
@@ -268,7 +295,11 @@ impl WindowFilter {
             entries.extend(bucket);
         }
         bucket_start.push(entries.len() as u32);
-        WindowFilter { bits, bucket_start, entries }
+        WindowFilter {
+            bits,
+            bucket_start,
+            entries,
+        }
     }
 
     #[inline(always)]
@@ -282,7 +313,9 @@ impl WindowFilter {
         let mut i = 0;
         // Windows at i and i + 2 from each 8-byte load.
         while i + 8 <= n {
-            let Ok(chunk) = <[u8; 8]>::try_from(&body[i..i + 8]) else { break };
+            let Ok(chunk) = <[u8; 8]>::try_from(&body[i..i + 8]) else {
+                break;
+            };
             let x = u64::from_le_bytes(chunk);
             if self.test(x as u32) {
                 self.verify(body, i, fold(x as u32), literals, out);
@@ -348,7 +381,8 @@ impl Matcher {
     pub fn scan<'m, 'b>(&'m self, body: &'b str) -> Hits<'m, 'b> {
         let mut found = Found::new(self.literals.len());
         if !body.is_empty() {
-            self.filter.scan(body.as_bytes(), &self.literals, &mut found);
+            self.filter
+                .scan(body.as_bytes(), &self.literals, &mut found);
             if !self.short_ids.is_empty() {
                 for m in self.short_ac.find_overlapping_iter(body) {
                     found.record(self.short_ids[m.pattern().as_usize()], m.start(), m.end());
@@ -420,7 +454,9 @@ pub struct Hits<'m, 'b> {
 impl Hits<'_, '_> {
     /// The ids of every literal found, for comparing scanners.
     pub fn literal_ids(&self) -> Vec<LitId> {
-        (0..self.matcher.literals.len()).filter(|&id| self.literal(id)).collect()
+        (0..self.matcher.literals.len())
+            .filter(|&id| self.literal(id))
+            .collect()
     }
 
     pub fn literal(&self, id: LitId) -> bool {
@@ -446,11 +482,19 @@ impl Hits<'_, '_> {
         // A match starts at a prefix literal and ends at a suffix literal: it lies between the
         // first prefix start and the last suffix end, or nowhere.
         let start = match &gate.prefixes {
-            Some(ids) => ids.iter().map(|&g| self.found.first[g]).min().unwrap_or(u32::MAX),
+            Some(ids) => ids
+                .iter()
+                .map(|&g| self.found.first[g])
+                .min()
+                .unwrap_or(u32::MAX),
             None => 0,
         };
         let end = match &gate.suffixes {
-            Some(ids) => ids.iter().filter(|&&g| self.literal(g)).map(|&g| self.found.last_end[g]).max(),
+            Some(ids) => ids
+                .iter()
+                .filter(|&&g| self.literal(g))
+                .map(|&g| self.found.last_end[g])
+                .max(),
             None => Some(self.body.len() as u32),
         };
         let hit = match end {
@@ -503,7 +547,14 @@ mod tests {
 
     #[test]
     fn overlapping_literals_all_reported() {
-        let (m, l, _) = build(&["rate limit", "tpd rate limit", "organization tpd rate limit"], &[]);
+        let (m, l, _) = build(
+            &[
+                "rate limit",
+                "tpd rate limit",
+                "organization tpd rate limit",
+            ],
+            &[],
+        );
         let h = m.scan("Organization TPD Rate Limit reached");
         assert!(l.iter().all(|&id| h.literal(id)));
     }
@@ -540,7 +591,17 @@ mod tests {
 
     use proptest::prelude::*;
 
-    const LITS: &[&str] = &["rate limit", "tpd rate limit", "额度不足", "quota", "oom", "insufficient_quota", "model", "a\"b", "retry"];
+    const LITS: &[&str] = &[
+        "rate limit",
+        "tpd rate limit",
+        "额度不足",
+        "quota",
+        "oom",
+        "insufficient_quota",
+        "model",
+        "a\"b",
+        "retry",
+    ];
 
     fn body_strategy() -> impl Strategy<Value = String> {
         let piece = prop_oneof![

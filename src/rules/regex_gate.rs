@@ -50,7 +50,10 @@ pub fn gates(pattern: &str) -> Option<Vec<String>> {
 fn extract(pattern: &str, kind: ExtractKind) -> Option<Vec<String>> {
     // Extracted from the case-sensitive pattern and ASCII-lowered: the scanner folds ASCII
     // case only, so a literal with a cased non-ASCII letter cannot be a safe gate.
-    let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok()?;
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(pattern)
+        .ok()?;
     let mut extractor = Extractor::new();
     extractor.kind(kind).limit_total(MAX_GATES * 8);
     let seq = extractor.extract(&hir);
@@ -81,14 +84,26 @@ mod tests {
     #[test]
     fn alternation_prefixes_are_gates() {
         let g = gates("(?:invalid|expired) api.?key").expect("gated");
-        assert_eq!(g, vec!["expired api".to_string(), "invalid api".to_string()]);
+        assert_eq!(
+            g,
+            vec!["expired api".to_string(), "invalid api".to_string()]
+        );
     }
 
     #[test]
     fn proximity_patterns_gate_on_the_first_word() {
-        assert_eq!(gates("model.{0,40}(?:retired|deprecated)").expect("gated"), vec!["model"]);
-        assert_eq!(gates("(?:invalid|expired) api.?key").map(|g| g.len()), Some(2));
-        assert_eq!(gate_sets("rate.?limit").suffixes, Some(vec!["limit".to_string()]));
+        assert_eq!(
+            gates("model.{0,40}(?:retired|deprecated)").expect("gated"),
+            vec!["model"]
+        );
+        assert_eq!(
+            gates("(?:invalid|expired) api.?key").map(|g| g.len()),
+            Some(2)
+        );
+        assert_eq!(
+            gate_sets("rate.?limit").suffixes,
+            Some(vec!["limit".to_string()])
+        );
         assert_eq!(gates("限额将在.*重置").expect("gated"), vec!["限额将在"]);
     }
 
@@ -106,7 +121,10 @@ mod tests {
         assert_eq!(g.suffixes, Some(vec!["token".to_string()]));
         let g = gate_sets("model.*not.*(?:found|available)");
         assert_eq!(g.prefixes, Some(vec!["model".to_string()]));
-        assert_eq!(g.suffixes, Some(vec!["available".to_string(), "found".to_string()]));
+        assert_eq!(
+            g.suffixes,
+            Some(vec!["available".to_string(), "found".to_string()])
+        );
     }
 
     #[test]
