@@ -14,7 +14,23 @@ fn main() {
     let (rules, _) = omniroute::rules::catalog::ruleset(&[]).expect("catalog");
     let tuning = Tuning::defaults(&rules);
     let mut n = 0;
+    let lines_mode = std::env::var_os("PROFILE_LINES").is_some();
+    let mut out = Vec::with_capacity(1 << 20);
     for _ in 0..rounds {
+        if lines_mode {
+            out.clear();
+            for (i, line) in text.lines().enumerate() {
+                n += usize::from(omniroute::classify::record::classify_line(
+                    &rules,
+                    &tuning,
+                    line,
+                    i + 1,
+                    0,
+                    &mut out,
+                ));
+            }
+            continue;
+        }
         for r in &records {
             n += classify_with(&rules, &tuning, &r.as_input(0)).cooldown_ms as usize & 1;
         }

@@ -22,7 +22,8 @@ pub use tuning::Tuning;
 /// `额度不足` from a byte scan. Such a body is scanned in its re-serialized form, where
 /// serde_json writes non-ASCII characters as they are. Other bodies are scanned as received.
 fn unescape_json(body: &str) -> Option<String> {
-    if !body.contains("\\u") {
+    let trimmed = body.trim_start();
+    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) || !body.contains("\\u") {
         return None;
     }
     let value: serde_json::Value = serde_json::from_str(body.trim()).ok()?;

@@ -206,31 +206,45 @@ fn anchor(lit: &[u8]) -> usize {
         .unwrap_or(0)
 }
 
-/// What a scan found: which literals, where each first starts and where each last ends.
+/// What a scan found: which literals, where each first starts and where each last ends. One
+/// allocation per scan: `[bits..., first..., last_end...]`.
 struct Found {
-    bits: Vec<u64>,
-    first: Vec<u32>,
-    last_end: Vec<u32>,
+    words: usize,
+    literals: usize,
+    data: Vec<u32>,
 }
 
 impl Found {
     fn new(literals: usize) -> Self {
+        let words = literals.div_ceil(32);
+        let mut data = vec![0u32; words + 2 * literals];
+        data[words..words + literals].fill(u32::MAX);
         Found {
-            bits: vec![0; literals.div_ceil(64)],
-            first: vec![u32::MAX; literals],
-            last_end: vec![0; literals],
+            words,
+            literals,
+            data,
         }
     }
 
     fn record(&mut self, id: LitId, start: usize, end: usize) {
-        self.bits[id / 64] |= 1 << (id % 64);
+        self.data[id / 32] |= 1 << (id % 32);
         let (start, end) = (start as u32, end as u32);
-        if start < self.first[id] {
-            self.first[id] = start;
-        }
-        if end > self.last_end[id] {
-            self.last_end[id] = end;
-        }
+        let first = &mut self.data[self.words + id];
+        *first = (*first).min(start);
+        let last = &mut self.data[self.words + self.literals + id];
+        *last = (*last).max(end);
+    }
+
+    fn has(&self, id: LitId) -> bool {
+        self.data[id / 32] & (1 << (id % 32)) != 0
+    }
+
+    fn first(&self, id: LitId) -> u32 {
+        self.data[self.words + id]
+    }
+
+    fn last_end(&self, id: LitId) -> u32 {
+        self.data[self.words + self.literals + id]
     }
 }
 
@@ -460,7 +474,7 @@ impl Hits<'_, '_> {
     }
 
     pub fn literal(&self, id: LitId) -> bool {
-        self.found.bits[id / 64] & (1 << (id % 64)) != 0
+        self.found.has(id)
     }
 
     pub fn any_literal(&self, ids: &[LitId]) -> Option<LitId> {
@@ -484,7 +498,7 @@ impl Hits<'_, '_> {
         let start = match &gate.prefixes {
             Some(ids) => ids
                 .iter()
-                .map(|&g| self.found.first[g])
+                .map(|&g| self.found.first(g))
                 .min()
                 .unwrap_or(u32::MAX),
             None => 0,
@@ -493,7 +507,7 @@ impl Hits<'_, '_> {
             Some(ids) => ids
                 .iter()
                 .filter(|&&g| self.literal(g))
-                .map(|&g| self.found.last_end[g])
+                .map(|&g| self.found.last_end(g))
                 .max(),
             None => Some(self.body.len() as u32),
         };
