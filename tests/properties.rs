@@ -9,8 +9,40 @@ use std::sync::LazyLock;
 
 static RULES: LazyLock<Ruleset> = LazyLock::new(|| catalog::ruleset(&[]).expect("catalog").0);
 
+/// Every catalog regex compiled plainly, without the matcher's gates.
+static PLAIN: LazyLock<Vec<regex::Regex>> = LazyLock::new(|| {
+    let m = &RULES.matcher;
+    (0..m.regex_count())
+        .map(|id| {
+            regex::RegexBuilder::new(m.regex_pattern(id))
+                .case_insensitive(true)
+                .build()
+                .expect("compiles")
+        })
+        .collect()
+});
+
 /// Pieces of real error bodies, so generated bodies reach deep into the pipeline.
 const PIECES: &[&str] = &[
+    "billing cap",
+    "billing",
+    " cap",
+    "plan",
+    "spending limit",
+    "suspended",
+    "hard limit",
+    "per month",
+    "monthly",
+    "DEGRADED",
+    "function",
+    "access",
+    "permission",
+    "denied",
+    "invalid",
+    "api key",
+    "no longer available",
+    "end-of-life",
+    "high frequency",
     "额度不足",
     "无权访问模型",
     "insufficient_quota",
@@ -129,6 +161,16 @@ proptest! {
         prop_assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 1);
         prop_assert_eq!(ok, parse_record(&line).is_ok());
         prop_assert!(serde_json::from_slice::<serde_json::Value>(&out).is_ok());
+    }
+
+    /// Gating (required literals, spans, short gates) never changes a regex's answer.
+    #[test]
+    fn gated_regexes_answer_like_plain_regexes(body in body()) {
+        let m = &RULES.matcher;
+        let hits = m.scan(&body);
+        for (id, plain) in PLAIN.iter().enumerate() {
+            prop_assert_eq!(hits.regex(id), plain.is_match(&body), "regex {}", m.regex_pattern(id));
+        }
     }
 
     /// The window scanner and one Aho-Corasick automaton agree on the whole catalog.

@@ -90,7 +90,13 @@ impl MatcherBuilder {
             };
             let prefixes = ids(g.prefixes);
             let suffixes = ids(g.suffixes);
-            gates.push(Gate { prefixes, suffixes });
+            let short = super::regex_gate::short_gate_sets(pattern);
+            gates.push(Gate {
+                prefixes,
+                suffixes,
+                short_prefixes: short_gate(short.prefixes)?,
+                short_suffixes: short_gate(short.suffixes)?,
+            });
         }
         let ungated_set = RegexSetBuilder::new(ungated.iter().map(|&i| &patterns[i]))
             .case_insensitive(true)
@@ -384,10 +390,25 @@ pub struct Matcher {
     ungated_set: RegexSet,
 }
 
-/// A regex may run only when one literal of each known set appeared.
+fn short_gate(set: Option<Vec<String>>) -> Result<Option<AhoCorasick>, MatcherError> {
+    match set {
+        Some(lits) => Ok(Some(
+            AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::Standard)
+                .build(&lits)?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// A regex may run only when one literal of each known set appeared. Sets of literals too
+/// short for the scanner are searched for only when the scanner's gates already passed.
 struct Gate {
     prefixes: Option<Vec<LitId>>,
     suffixes: Option<Vec<LitId>>,
+    short_prefixes: Option<AhoCorasick>,
+    short_suffixes: Option<AhoCorasick>,
 }
 
 impl Matcher {
@@ -511,6 +532,7 @@ impl Hits<'_, '_> {
                 .max(),
             None => Some(self.body.len() as u32),
         };
+        let (start, end) = self.narrow_by_short_gates(gate, start, end);
         let hit = match end {
             Some(end) if start != u32::MAX && start < end => {
                 // One character past the end keeps a trailing `\b` or `$` honest.
@@ -524,6 +546,42 @@ impl Hits<'_, '_> {
         };
         self.regex_memo[id].set(if hit { RegexState::Yes } else { RegexState::No });
         hit
+    }
+
+    /// Moves the start to the first short prefix at or after it and the end to the last short
+    /// suffix, or rules the regex out when one of them is absent.
+    fn narrow_by_short_gates(
+        &self,
+        gate: &Gate,
+        start: u32,
+        end: Option<u32>,
+    ) -> (u32, Option<u32>) {
+        let (Some(mut end), true) = (end, start != u32::MAX) else {
+            return (start, None);
+        };
+        let mut start = start;
+        if let Some(ac) = &gate.short_prefixes {
+            let from = start as usize;
+            // Literal boundaries are character boundaries; if not, do not narrow.
+            let Some(hay) = self.body.get(from..end as usize) else {
+                return (start, Some(end));
+            };
+            match ac.find(hay) {
+                Some(m) => start = (from + m.start()) as u32,
+                None => return (start, None),
+            }
+        }
+        if let Some(ac) = &gate.short_suffixes {
+            let from = start as usize;
+            let Some(hay) = self.body.get(from..end as usize) else {
+                return (start, Some(end));
+            };
+            match ac.find_overlapping_iter(hay).map(|m| m.end()).max() {
+                Some(e) => end = (from + e) as u32,
+                None => return (start, None),
+            }
+        }
+        (start, Some(end))
     }
 
     fn run_ungated(&self) {

@@ -37,17 +37,32 @@ impl Gates {
 /// Both gate sets of a pattern.
 pub fn gate_sets(pattern: &str) -> Gates {
     Gates {
-        prefixes: extract(pattern, ExtractKind::Prefix),
-        suffixes: extract(pattern, ExtractKind::Suffix),
+        prefixes: extract(pattern, ExtractKind::Prefix, MIN_GATE_LEN),
+        suffixes: extract(pattern, ExtractKind::Suffix, MIN_GATE_LEN),
     }
 }
 
-/// The prefix gates only (kept for callers that need just those).
-pub fn gates(pattern: &str) -> Option<Vec<String>> {
-    extract(pattern, ExtractKind::Prefix)
+/// Literal sets too short for the scanner (2 to 4 bytes) but still worth a targeted search
+/// before a regex runs; `None` where the scanner gate exists or no such set exists.
+pub fn short_gate_sets(pattern: &str) -> Gates {
+    let short = |kind: ExtractKind| match extract(pattern, kind.clone(), MIN_GATE_LEN) {
+        Some(_) => None,
+        None => extract(pattern, kind, MIN_SHORT_GATE_LEN),
+    };
+    Gates {
+        prefixes: short(ExtractKind::Prefix),
+        suffixes: short(ExtractKind::Suffix),
+    }
 }
 
-fn extract(pattern: &str, kind: ExtractKind) -> Option<Vec<String>> {
+const MIN_SHORT_GATE_LEN: usize = 2;
+
+/// The prefix gates only (kept for callers that need just those).
+pub fn gates(pattern: &str) -> Option<Vec<String>> {
+    extract(pattern, ExtractKind::Prefix, MIN_GATE_LEN)
+}
+
+fn extract(pattern: &str, kind: ExtractKind, min_len: usize) -> Option<Vec<String>> {
     // Extracted from the case-sensitive pattern and ASCII-lowered: the scanner folds ASCII
     // case only, so a literal with a cased non-ASCII letter cannot be a safe gate.
     let hir = regex_syntax::ParserBuilder::new()
@@ -67,7 +82,7 @@ fn extract(pattern: &str, kind: ExtractKind) -> Option<Vec<String>> {
         let cased_non_ascii = text
             .chars()
             .any(|c| !c.is_ascii() && (c.is_lowercase() || c.is_uppercase()));
-        if text.len() < MIN_GATE_LEN || cased_non_ascii {
+        if text.len() < min_len || cased_non_ascii {
             return None;
         }
         out.push(text.to_ascii_lowercase());
@@ -112,6 +127,13 @@ mod tests {
         assert_eq!(gates(r"\w+ failed"), None);
         assert_eq!(gates("a.*b"), None);
         assert!(!gate_sets("a.*b").is_gated());
+    }
+
+    #[test]
+    fn short_literals_become_short_gates() {
+        let g = short_gate_sets("billing.*cap");
+        assert_eq!(g.prefixes, None, "billing is a scanner gate");
+        assert_eq!(g.suffixes, Some(vec!["cap".to_string()]));
     }
 
     #[test]
