@@ -237,12 +237,8 @@ fn operator_rules_come_first_and_lift_both_allowlists() {
     assert_eq!(lines(&out)[0]["reason"], "auth_error");
 }
 
-#[test]
-fn a_broken_operator_file_is_located() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("ops.yaml");
-    std::fs::write(&path, "kind: provider_rules\nrules:\n  - id: x\n    providers: [opnai]\n    status: [403]\n    scope: connection\n    colour: red\n").expect("write");
-    let out = bin()
+fn classify_with_rules(path: &Path) -> Output {
+    bin()
         .args([
             "classify",
             "--rules",
@@ -251,23 +247,22 @@ fn a_broken_operator_file_is_located() {
             "500",
         ])
         .output()
-        .expect("run");
+        .expect("run")
+}
+
+#[test]
+fn a_broken_operator_file_is_located() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("ops.yaml");
+    std::fs::write(&path, "kind: provider_rules\nrules:\n  - id: x\n    providers: [opnai]\n    status: [403]\n    scope: connection\n    colour: red\n").expect("write");
+    let out = classify_with_rules(&path);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("error[OR003]"), "{err}");
     assert!(err.contains("ops.yaml:7:5"), "{err}");
 
     std::fs::write(&path, "kind: provider_rules\nrules:\n  - id: x\n    providers: [opnai]\n    status: [403]\n    scope: connection\n").expect("write");
-    let out = bin()
-        .args([
-            "classify",
-            "--rules",
-            path.to_str().expect("utf8"),
-            "--status",
-            "500",
-        ])
-        .output()
-        .expect("run");
+    let out = classify_with_rules(&path);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("error[OR009]: unknown provider id `opnai`"),
