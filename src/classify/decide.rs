@@ -98,6 +98,8 @@ pub struct Ctx<'r, 'i> {
     pub status: u16,
     pub hits: Hits<'r, 'i>,
     pub profile: Option<Profile>,
+    /// The provider id as given, lower-cased.
+    given: Option<String>,
     json: OnceCell<Option<Value>>,
     hint: OnceCell<Option<Hint>>,
     pub fired: Vec<String>,
@@ -111,14 +113,16 @@ impl<'r, 'i> Ctx<'r, 'i> {
         input: &'i ErrorInput<'i>,
         status: u16,
         hits: Hits<'r, 'i>,
+        given: Option<String>,
+        profile: Option<Profile>,
     ) -> Self {
-        let profile = input.provider.map(|p| rules.profile(p));
         Ctx {
             rules,
             tuning,
             input,
             status,
             hits,
+            given,
             profile,
             json: OnceCell::new(),
             hint: OnceCell::new(),
@@ -315,13 +319,9 @@ impl<'r, 'i> Ctx<'r, 'i> {
     /// `getProviderErrorRuleMatch`: operator rules first, then built-ins; first match wins.
     pub fn provider_rule(&self) -> Option<RuleMatch<'r>> {
         let profile = self.profile.as_ref()?;
-        let given = self
-            .input
-            .provider
-            .map(|p| p.trim().to_lowercase())
-            .unwrap_or_default();
+        let given = self.given.as_deref().unwrap_or_default();
         for r in &self.rules.provider_rules {
-            let for_provider = r.providers.iter().any(|p| *p == profile.id || *p == given);
+            let for_provider = r.providers.iter().any(|p| *p == profile.id || p == given);
             if !for_provider || !r.rule.status.contains(&self.status) {
                 continue;
             }

@@ -89,15 +89,15 @@ struct Restated {
 fn restate(
     rules: &Ruleset,
     input: &ErrorInput<'_>,
+    names: Option<(&str, &str)>,
     hits: &Hits<'_, '_>,
     fired: &mut Vec<String>,
     explain: &mut Vec<String>,
 ) -> Option<Restated> {
-    let given = input.provider?.trim().to_lowercase();
+    let (given, canonical) = names?;
     if input.body.trim().is_empty() {
         return None;
     }
-    let canonical = rules.profile(&given).id;
     for r in &rules.restatements {
         if (r.provider != given && r.provider != canonical)
             || !r.rule.from_statuses.contains(&input.status)
@@ -173,9 +173,23 @@ pub fn classify_with(rules: &Ruleset, tuning: &Tuning, input: &ErrorInput<'_>) -
         .scan(unescaped.as_deref().unwrap_or(input.body));
     let mut fired = Vec::new();
     let mut explain = Vec::new();
-    let restated = restate(rules, input, &hits, &mut fired, &mut explain);
+    // The provider is resolved once: lower-cased as given, and its profile.
+    let given = input.provider.map(|p| p.trim().to_lowercase());
+    let profile = given.as_deref().map(|p| rules.profile(p));
+    let names = given
+        .as_deref()
+        .zip(profile.as_ref().map(|p| p.id.as_str()));
+    let restated = restate(rules, input, names, &hits, &mut fired, &mut explain);
     let status = restated.as_ref().map_or(input.status, |r| r.status);
-    let mut ctx = Ctx::new(rules, tuning, input, status, hits);
+    let mut ctx = Ctx::new(
+        rules,
+        tuning,
+        input,
+        status,
+        hits,
+        given.clone(),
+        profile.clone(),
+    );
     ctx.fired = fired;
     ctx.explain = explain;
     if let Some(p) = &ctx.profile
