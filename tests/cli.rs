@@ -11,6 +11,10 @@ fn bin() -> Command {
     c
 }
 
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run omniroute")
+}
+
 fn run_with_stdin(args: &[&str], stdin: &str) -> Output {
     let mut child = bin()
         .args(args)
@@ -37,10 +41,7 @@ fn lines(out: &Output) -> Vec<Value> {
 
 #[test]
 fn batch_of_examples_classifies_every_line() {
-    let out = bin()
-        .args(["classify", "--batch", "examples/errors.jsonl"])
-        .output()
-        .expect("run");
+    let out = run(&["classify", "--batch", "examples/errors.jsonl"]);
     assert!(
         out.status.success(),
         "stderr: {}",
@@ -116,20 +117,17 @@ fn bad_lines_get_error_records_and_the_batch_goes_on() {
 
 #[test]
 fn single_record_text_output_explains() {
-    let out = bin()
-        .args([
-            "classify",
-            "--provider",
-            "agentrouter",
-            "--status",
-            "403",
-            "--body",
-            "{\"error\":\"用户额度不足\"}",
-            "--format",
-            "text",
-        ])
-        .output()
-        .expect("run");
+    let out = run(&[
+        "classify",
+        "--provider",
+        "agentrouter",
+        "--status",
+        "403",
+        "--body",
+        "{\"error\":\"用户额度不足\"}",
+        "--format",
+        "text",
+    ]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("restated to 429"), "{text}");
@@ -139,20 +137,17 @@ fn single_record_text_output_explains() {
 
 #[test]
 fn single_record_json_with_headers_and_pinned_clock() {
-    let out = bin()
-        .args([
-            "classify",
-            "--provider",
-            "openai",
-            "--status",
-            "429",
-            "--header",
-            "Retry-After: Mon, 30 Nov 2026 00:02:00 GMT",
-            "--now-ms",
-            "1795996800000",
-        ])
-        .output()
-        .expect("run");
+    let out = run(&[
+        "classify",
+        "--provider",
+        "openai",
+        "--status",
+        "429",
+        "--header",
+        "Retry-After: Mon, 30 Nov 2026 00:02:00 GMT",
+        "--now-ms",
+        "1795996800000",
+    ]);
     assert!(out.status.success());
     let rec = &lines(&out)[0];
     assert_eq!(rec["cooldown_ms"], 120_000);
@@ -161,21 +156,12 @@ fn single_record_json_with_headers_and_pinned_clock() {
 
 #[test]
 fn usage_errors_exit_2() {
-    let out = bin()
-        .args(["classify", "--status", "700"])
-        .output()
-        .expect("run");
+    let out = run(&["classify", "--status", "700"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = bin()
-        .args(["classify", "--provider", "openai"])
-        .output()
-        .expect("run");
+    let out = run(&["classify", "--provider", "openai"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--status"));
-    let out = bin()
-        .args(["classify", "--batch", "/nonexistent/errors.jsonl"])
-        .output()
-        .expect("run");
+    let out = run(&["classify", "--batch", "/nonexistent/errors.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/errors.jsonl"));
 }
@@ -183,7 +169,7 @@ fn usage_errors_exit_2() {
 #[test]
 fn unbuilt_subcommands_say_so() {
     for sub in ["serve", "simulate", "lint-rules"] {
-        let out = bin().arg(sub).output().expect("run");
+        let out = run(&[sub]);
         assert_eq!(out.status.code(), Some(2), "{sub}");
         assert!(
             String::from_utf8_lossy(&out.stderr).contains("not built yet"),
@@ -194,20 +180,17 @@ fn unbuilt_subcommands_say_so() {
 
 #[test]
 fn operator_rules_come_first_and_lift_both_allowlists() {
-    let out = bin()
-        .args([
-            "classify",
-            "--rules",
-            "examples/operator-rules.yaml",
-            "--provider",
-            "openai",
-            "--status",
-            "403",
-            "--body",
-            "Workspace seat limit reached",
-        ])
-        .output()
-        .expect("run");
+    let out = run(&[
+        "classify",
+        "--rules",
+        "examples/operator-rules.yaml",
+        "--provider",
+        "openai",
+        "--status",
+        "403",
+        "--body",
+        "Workspace seat limit reached",
+    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -222,32 +205,26 @@ fn operator_rules_come_first_and_lift_both_allowlists() {
     assert_eq!(rec["cooldown_ms"], 600_000);
 
     // Without the operator file the same error is an ordinary API-key 403.
-    let out = bin()
-        .args([
-            "classify",
-            "--provider",
-            "openai",
-            "--status",
-            "403",
-            "--body",
-            "Workspace seat limit reached",
-        ])
-        .output()
-        .expect("run");
+    let out = run(&[
+        "classify",
+        "--provider",
+        "openai",
+        "--status",
+        "403",
+        "--body",
+        "Workspace seat limit reached",
+    ]);
     assert_eq!(lines(&out)[0]["reason"], "auth_error");
 }
 
 fn classify_with_rules(path: &Path) -> Output {
-    bin()
-        .args([
-            "classify",
-            "--rules",
-            path.to_str().expect("utf8"),
-            "--status",
-            "500",
-        ])
-        .output()
-        .expect("run")
+    run(&[
+        "classify",
+        "--rules",
+        path.to_str().expect("utf8"),
+        "--status",
+        "500",
+    ])
 }
 
 #[test]
@@ -321,16 +298,13 @@ fn committed_schemas_match_the_types() {
             "schemas/{name} drifted from the Rust types; run `cargo run -- schema`"
         );
     }
-    let out = bin().args(["schema", "--check"]).output().expect("run");
+    let out = run(&["schema", "--check"]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = bin()
-        .args(["schema", "--print", "restatements"])
-        .output()
-        .expect("run");
+    let out = run(&["schema", "--print", "restatements"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         std::fs::read_to_string(dir.join("restatements.schema.json")).expect("file")
@@ -340,21 +314,15 @@ fn committed_schemas_match_the_types() {
 #[test]
 fn schema_check_fails_on_drift() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = bin()
-        .args(["schema", "--dir", dir.path().to_str().expect("utf8")])
-        .output()
-        .expect("run");
+    let out = run(&["schema", "--dir", dir.path().to_str().expect("utf8")]);
     assert!(out.status.success());
     std::fs::write(dir.path().join("signals.schema.json"), "{}\n").expect("write");
-    let out = bin()
-        .args([
-            "schema",
-            "--check",
-            "--dir",
-            dir.path().to_str().expect("utf8"),
-        ])
-        .output()
-        .expect("run");
+    let out = run(&[
+        "schema",
+        "--check",
+        "--dir",
+        dir.path().to_str().expect("utf8"),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("signals.schema.json"));
 }
