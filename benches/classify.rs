@@ -380,6 +380,17 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+    // The same work in body bytes per second.
+    let mut g = c.benchmark_group("mix_1k_bytes");
+    g.throughput(Throughput::Bytes(mix_bytes as u64));
+    g.bench_function(BenchmarkId::new("bytes", "classify_only"), |b| {
+        b.iter(|| {
+            for r in &mix {
+                black_box(classify_with(&rules, &tuning, &r.as_input(NOW)));
+            }
+        })
+    });
+    g.finish();
 
     // 8 KB bodies: how fast the body text is scanned.
     let big = records(400, 8192, 8192, 11);
@@ -461,6 +472,17 @@ fn bench(c: &mut Criterion) {
                 record::classify_line(&rules, &tuning, line, i + 1, NOW, &mut out);
             }
             black_box(out.len())
+        })
+    });
+    g.finish();
+    // The same 8 KB work in records per second.
+    let mut g = c.benchmark_group("body_8k_records");
+    g.throughput(Throughput::Elements(big.len() as u64));
+    g.bench_function(BenchmarkId::new("records", "classify_only"), |b| {
+        b.iter(|| {
+            for r in &big {
+                black_box(classify_with(&rules, &tuning, &r.as_input(NOW)));
+            }
         })
     });
     g.finish();
