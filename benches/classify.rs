@@ -6,6 +6,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use omniroute::classify::record::{self, Record, parse_record};
 use omniroute::classify::{Tuning, classify_with};
 use omniroute::rules::catalog;
+use omniroute::rules::compile::Ruleset;
 use serde_json::json;
 use std::hint::black_box;
 
@@ -346,6 +347,12 @@ fn to_lines(records: &[Record]) -> Vec<String> {
         .collect()
 }
 
+fn classify_all(rules: &Ruleset, tuning: &Tuning, records: &[Record]) {
+    for r in records {
+        black_box(classify_with(rules, tuning, &r.as_input(NOW)));
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let (rules, _) = catalog::ruleset(&[]).expect("catalog");
     let tuning = Tuning::defaults(&rules);
@@ -373,22 +380,14 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.bench_function(BenchmarkId::new("records", "classify_only"), |b| {
-        b.iter(|| {
-            for r in &mix {
-                black_box(classify_with(&rules, &tuning, &r.as_input(NOW)));
-            }
-        })
+        b.iter(|| classify_all(&rules, &tuning, &mix))
     });
     g.finish();
     // The same work in body bytes per second.
     let mut g = c.benchmark_group("mix_1k_bytes");
     g.throughput(Throughput::Bytes(mix_bytes as u64));
     g.bench_function(BenchmarkId::new("bytes", "classify_only"), |b| {
-        b.iter(|| {
-            for r in &mix {
-                black_box(classify_with(&rules, &tuning, &r.as_input(NOW)));
-            }
-        })
+        b.iter(|| classify_all(&rules, &tuning, &mix))
     });
     g.finish();
 
@@ -398,11 +397,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("body_8k");
     g.throughput(Throughput::Bytes(big_bytes as u64));
     g.bench_function(BenchmarkId::new("bytes", "classify_only"), |b| {
-        b.iter(|| {
-            for r in &big {
-                black_box(classify_with(&rules, &tuning, &r.as_input(NOW)));
-            }
-        })
+        b.iter(|| classify_all(&rules, &tuning, &big))
     });
     g.bench_function(BenchmarkId::new("bytes", "scan_only"), |b| {
         b.iter(|| {
@@ -440,13 +435,7 @@ fn bench(c: &mut Criterion) {
     DENSE_FILLER.store(false, std::sync::atomic::Ordering::Relaxed);
     g.bench_function(
         BenchmarkId::new("bytes", "classify_only_dense_vocabulary"),
-        |b| {
-            b.iter(|| {
-                for r in &dense {
-                    black_box(classify_with(&rules, &tuning, &r.as_input(NOW)));
-                }
-            })
-        },
+        |b| b.iter(|| classify_all(&rules, &tuning, &dense)),
     );
     g.bench_function(
         BenchmarkId::new("bytes", "scan_only_dense_vocabulary"),
@@ -479,11 +468,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("body_8k_records");
     g.throughput(Throughput::Elements(big.len() as u64));
     g.bench_function(BenchmarkId::new("records", "classify_only"), |b| {
-        b.iter(|| {
-            for r in &big {
-                black_box(classify_with(&rules, &tuning, &r.as_input(NOW)));
-            }
-        })
+        b.iter(|| classify_all(&rules, &tuning, &big))
     });
     g.finish();
 

@@ -102,6 +102,7 @@ pub struct Ctx<'r, 'i> {
     given: Option<String>,
     json: OnceCell<Option<Value>>,
     hint: OnceCell<Option<Hint>>,
+    text_class: OnceCell<Option<(Reason, String)>>,
     pub fired: Vec<String>,
     pub explain: Vec<String>,
 }
@@ -126,6 +127,7 @@ impl<'r, 'i> Ctx<'r, 'i> {
             profile,
             json: OnceCell::new(),
             hint: OnceCell::new(),
+            text_class: OnceCell::new(),
             fired: Vec::new(),
             explain: Vec::new(),
         }
@@ -419,7 +421,14 @@ impl<'r, 'i> Ctx<'r, 'i> {
     }
 
     /// `classifyErrorText`: what the text alone says, and the list or rule that said it.
+    /// Computed once: the hint step and the output both ask.
     pub fn classify_error_text(&self) -> Option<(Reason, String)> {
+        self.text_class
+            .get_or_init(|| self.classify_error_text_uncached())
+            .clone()
+    }
+
+    fn classify_error_text_uncached(&self) -> Option<(Reason, String)> {
         if self.input.body.is_empty() {
             return None;
         }
@@ -749,13 +758,14 @@ impl<'r, 'i> Ctx<'r, 'i> {
                 .profile
                 .as_ref()
                 .is_some_and(|p| p.auth == AuthClass::Apikey);
-            if apikey && self.signal(SignalId::ApiKey403Exempt).is_some() {
+            let exempt = apikey && self.signal(SignalId::ApiKey403Exempt).is_some();
+            if exempt {
                 self.note_signal(
                     SignalId::ApiKey403Exempt,
                     "not a credential problem: the API-key 403 path is skipped",
                 );
             }
-            if apikey && self.signal(SignalId::ApiKey403Exempt).is_none() {
+            if apikey && !exempt {
                 if let Some(hit) = self.signal(SignalId::CloudflareNonRetryable) {
                     self.fire_signal(
                         SignalId::CloudflareNonRetryable,
@@ -792,15 +802,9 @@ impl<'r, 'i> Ctx<'r, 'i> {
         }
         let hit = self.signal(SignalId::DailyQuota)?;
         if self.signal(SignalId::TpdRateLimit).is_some() {
-            let header_reset = hint::from_headers(
-                |n| {
-                    (n == "x-ratelimit-reset")
-                        .then(|| self.header(n).map(str::to_string))
-                        .flatten()
-                },
-                now,
-                self.caps(),
-            );
+            let header_reset = self
+                .header("x-ratelimit-reset")
+                .and_then(|v| hint::from_ratelimit_reset(v, now, self.caps()));
             match header_reset {
                 Some(h) => {
                     self.fire_signal(SignalId::TpdRateLimit, hit, "tokens-per-day limit");

@@ -147,23 +147,23 @@ pub fn from_headers(
             });
         }
     }
-    if let Some(value) = header("x-ratelimit-reset")
-        && let Ok(n) = value.trim().parse::<i64>()
-    {
-        let target = if n > 10_000_000_000 {
-            Some(n)
-        } else {
-            n.checked_mul(1000)
-        };
-        if let Some(wait) = target.and_then(|t| wait_until(t, now_ms)) {
-            return Some(Hint {
-                ms: wait.min(caps.long_ms),
-                source: HintSource::Header,
-                form: "X-RateLimit-Reset epoch",
-            });
-        }
-    }
-    None
+    header("x-ratelimit-reset").and_then(|v| from_ratelimit_reset(&v, now_ms, caps))
+}
+
+/// `X-RateLimit-Reset`: epoch seconds, or epoch ms above 10^10; only a future instant counts.
+pub fn from_ratelimit_reset(value: &str, now_ms: i64, caps: Caps) -> Option<Hint> {
+    let n = value.trim().parse::<i64>().ok()?;
+    let target = if n > 10_000_000_000 {
+        Some(n)
+    } else {
+        n.checked_mul(1000)
+    };
+    let wait = target.and_then(|t| wait_until(t, now_ms))?;
+    Some(Hint {
+        ms: wait.min(caps.long_ms),
+        source: HintSource::Header,
+        form: "X-RateLimit-Reset epoch",
+    })
 }
 
 fn details(v: &Value) -> impl Iterator<Item = &Value> {

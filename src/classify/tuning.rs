@@ -43,7 +43,6 @@ pub struct Tuning {
     pub cooldown: CooldownByAuth,
     /// Caps scaled connection backoff and model lockouts (model_lockout.max_cooldown_ms).
     pub lockout_max_cooldown_ms: u64,
-    pub model_lockout_error_codes: Vec<u16>,
     pub breaker_trip_statuses: Vec<u16>,
     pub breaker_count_429: bool,
 }
@@ -59,7 +58,6 @@ impl Tuning {
                 local: CooldownTuning::defaults(&by.local),
             },
             lockout_max_cooldown_ms: s.model_lockout.max_cooldown_ms.default,
-            model_lockout_error_codes: s.model_lockout.error_codes.clone(),
             breaker_trip_statuses: s.circuit_breaker.trip_statuses.clone(),
             breaker_count_429: s.circuit_breaker.count_429,
         }

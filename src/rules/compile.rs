@@ -124,7 +124,6 @@ pub struct Ruleset {
     prefixes: Vec<(String, usize)>,
     full_text: HashSet<String>,
     honors_scope: HashSet<String>,
-    pub egress_bucketed: Vec<String>,
     operator_providers: HashSet<String>,
     pub settings: ResilienceFile,
     pub triggers: Triggers,
@@ -287,11 +286,6 @@ impl Ruleset {
             prefixes,
             full_text: lower(&allow.full_text_rule_providers),
             honors_scope: lower(&allow.honors_rule_lock_scope_providers),
-            egress_bucketed: allow
-                .egress_bucketed_lock_providers
-                .iter()
-                .map(|p| p.to_lowercase())
-                .collect(),
             operator_providers,
             settings,
             triggers,

@@ -105,15 +105,8 @@ impl MatcherBuilder {
                 pattern: "<ungated set>".into(),
                 source,
             })?;
-        let automaton = |lits: &[&str]| {
-            AhoCorasickBuilder::new()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::Standard)
-                .kind(Some(AhoCorasickKind::DFA))
-                .build(lits)
-        };
         let all: Vec<&str> = self.literals.iter().map(String::as_str).collect();
-        let reference = automaton(&all)?;
+        let reference = folded_automaton(&all, Some(AhoCorasickKind::DFA))?;
         let short_ids: Vec<LitId> = (0..self.literals.len())
             .filter(|&i| self.literals[i].len() < MIN_SAMPLED_LEN)
             .collect();
@@ -121,7 +114,7 @@ impl MatcherBuilder {
             .iter()
             .map(|&i| self.literals[i].as_str())
             .collect();
-        let short_ac = automaton(&short)?;
+        let short_ac = folded_automaton(&short, Some(AhoCorasickKind::DFA))?;
         let filter = WindowFilter::new(&self.literals);
         Ok(Matcher {
             reference,
@@ -129,7 +122,6 @@ impl MatcherBuilder {
             short_ids,
             filter,
             literals: self.literals,
-            index: self.index,
             regexes: compiled,
             patterns,
             gates,
@@ -382,7 +374,6 @@ pub struct Matcher {
     short_ids: Vec<LitId>,
     filter: WindowFilter,
     literals: Vec<String>,
-    index: HashMap<String, LitId>,
     regexes: Vec<Regex>,
     patterns: Vec<String>,
     gates: Vec<Gate>,
@@ -390,16 +381,24 @@ pub struct Matcher {
     ungated_set: RegexSet,
 }
 
+/// An ASCII-case-insensitive automaton reporting every match (overlapping searches need the
+/// standard match kind).
+fn folded_automaton<P: AsRef<[u8]>>(
+    lits: &[P],
+    kind: Option<AhoCorasickKind>,
+) -> Result<AhoCorasick, aho_corasick::BuildError> {
+    AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::Standard)
+        .kind(kind)
+        .build(lits)
+}
+
 fn short_gate(set: Option<Vec<String>>) -> Result<Option<AhoCorasick>, MatcherError> {
-    match set {
-        Some(lits) => Ok(Some(
-            AhoCorasickBuilder::new()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::Standard)
-                .build(&lits)?,
-        )),
-        None => Ok(None),
-    }
+    Ok(match set {
+        Some(lits) => Some(folded_automaton(&lits, None)?),
+        None => None,
+    })
 }
 
 /// A regex may run only when one literal of each known set appeared. Sets of literals too
@@ -452,14 +451,6 @@ impl Matcher {
 
     pub fn regex_pattern(&self, id: RegId) -> &str {
         &self.patterns[id]
-    }
-
-    pub fn literal_id(&self, text: &str) -> Option<LitId> {
-        self.index.get(&text.to_ascii_lowercase()).copied()
-    }
-
-    pub fn literal_count(&self) -> usize {
-        self.literals.len()
     }
 
     pub fn regex_count(&self) -> usize {
@@ -595,14 +586,6 @@ impl Hits<'_, '_> {
             };
             self.regex_memo[id].set(state);
         }
-    }
-
-    pub fn body(&self) -> &str {
-        self.body
-    }
-
-    pub fn matcher(&self) -> &Matcher {
-        self.matcher
     }
 }
 

@@ -57,11 +57,6 @@ pub fn short_gate_sets(pattern: &str) -> Gates {
 
 const MIN_SHORT_GATE_LEN: usize = 2;
 
-/// The prefix gates only (kept for callers that need just those).
-pub fn gates(pattern: &str) -> Option<Vec<String>> {
-    extract(pattern, ExtractKind::Prefix, MIN_GATE_LEN)
-}
-
 fn extract(pattern: &str, kind: ExtractKind, min_len: usize) -> Option<Vec<String>> {
     // Extracted from the case-sensitive pattern and ASCII-lowered: the scanner folds ASCII
     // case only, so a literal with a cased non-ASCII letter cannot be a safe gate.
@@ -98,7 +93,9 @@ mod tests {
 
     #[test]
     fn alternation_prefixes_are_gates() {
-        let g = gates("(?:invalid|expired) api.?key").expect("gated");
+        let g = gate_sets("(?:invalid|expired) api.?key")
+            .prefixes
+            .expect("gated");
         assert_eq!(
             g,
             vec!["expired api".to_string(), "invalid api".to_string()]
@@ -108,24 +105,31 @@ mod tests {
     #[test]
     fn proximity_patterns_gate_on_the_first_word() {
         assert_eq!(
-            gates("model.{0,40}(?:retired|deprecated)").expect("gated"),
+            gate_sets("model.{0,40}(?:retired|deprecated)")
+                .prefixes
+                .expect("gated"),
             vec!["model"]
         );
         assert_eq!(
-            gates("(?:invalid|expired) api.?key").map(|g| g.len()),
+            gate_sets("(?:invalid|expired) api.?key")
+                .prefixes
+                .map(|g| g.len()),
             Some(2)
         );
         assert_eq!(
             gate_sets("rate.?limit").suffixes,
             Some(vec!["limit".to_string()])
         );
-        assert_eq!(gates("限额将在.*重置").expect("gated"), vec!["限额将在"]);
+        assert_eq!(
+            gate_sets("限额将在.*重置").prefixes.expect("gated"),
+            vec!["限额将在"]
+        );
     }
 
     #[test]
     fn unanchored_or_short_prefixes_are_not_gates() {
-        assert_eq!(gates(r"\w+ failed"), None);
-        assert_eq!(gates("a.*b"), None);
+        assert_eq!(gate_sets(r"\w+ failed").prefixes, None);
+        assert_eq!(gate_sets("a.*b").prefixes, None);
         assert!(!gate_sets("a.*b").is_gated());
     }
 
