@@ -10,6 +10,10 @@ use omniroute::rules::compile::Ruleset;
 use serde_json::json;
 use std::hint::black_box;
 
+// The same allocator as the binary, so the numbers are the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const NOW: i64 = 1_795_996_800_000;
 
 /// A small deterministic generator (no RNG dependency, same mix every run).

@@ -102,6 +102,7 @@ pub struct Ctx<'r, 'i> {
     given: Option<String>,
     json: OnceCell<Option<Value>>,
     hint: OnceCell<Option<Hint>>,
+    hint_text: OnceCell<hint::HintText<'i>>,
     text_class: OnceCell<Option<(Reason, String)>>,
     pub fired: Vec<String>,
     pub explain: Vec<String>,
@@ -127,10 +128,17 @@ impl<'r, 'i> Ctx<'r, 'i> {
             profile,
             json: OnceCell::new(),
             hint: OnceCell::new(),
+            hint_text: OnceCell::new(),
             text_class: OnceCell::new(),
             fired: Vec::new(),
             explain: Vec::new(),
         }
+    }
+
+    /// The body prepared for the text hint grammars, made on first use.
+    fn hint_text(&self) -> &hint::HintText<'i> {
+        self.hint_text
+            .get_or_init(|| hint::HintText::new(self.input.body))
     }
 
     pub fn provider_id(&self) -> Option<&str> {
@@ -221,7 +229,7 @@ impl<'r, 'i> Ctx<'r, 'i> {
             if json.is_none() && !(seen.please_retry || seen.reset || seen.retry_at) {
                 return None;
             }
-            hint::from_text(self.input.body, json, now, caps, seen)
+            hint::from_text(self.hint_text(), json, now, caps, seen)
         })
     }
 
@@ -332,7 +340,7 @@ impl<'r, 'i> Ctx<'r, 'i> {
             }
             let cooldown_ms = match r.rule.cooldown_from {
                 Some(CooldownFrom::ResetCountdown) => {
-                    match hint::reset_countdown_ms(self.input.body) {
+                    match hint::reset_countdown_ms(self.hint_text()) {
                         Some(ms) => Some(ms),
                         None => continue,
                     }
@@ -705,8 +713,11 @@ impl<'r, 'i> Ctx<'r, 'i> {
         // 6.9 weekly
         if let Some(hit) = self.signal(SignalId::WeeklyQuota) {
             self.fire_signal(SignalId::WeeklyQuota, hit, "weekly usage limit");
-            let parsed =
-                hint::day_granularity(self.input.body, self.input.now_ms, c.weekly_max_cooldown_ms);
+            let parsed = hint::day_granularity(
+                self.hint_text(),
+                self.input.now_ms,
+                c.weekly_max_cooldown_ms,
+            );
             let ms = parsed.map_or(c.weekly_default_cooldown_ms, |h| h.ms);
             self.explain.push(match parsed {
                 Some(h) => format!("weekly reset parsed ({}): {ms} ms", h.form),
@@ -786,7 +797,7 @@ impl<'r, 'i> Ctx<'r, 'i> {
         let c = &rules.settings.classification;
         let now = self.input.now_ms;
         if let Some(hit) = self.signal(SignalId::DailyResetPreemption)
-            && let Some(at) = hint::quota_resets_at(self.input.body)
+            && let Some(at) = hint::quota_resets_at(self.hint_text())
         {
             let wait = at.saturating_sub(now).max(0) as u64;
             let ms = wait.clamp(c.daily_preemption_min_ms, c.daily_preemption_max_ms);

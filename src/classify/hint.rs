@@ -3,7 +3,8 @@
 //! catalog. Every function takes `now_ms` so results are deterministic.
 
 use super::time::{parse_iso, utc_ms, year_of};
-use regex::Regex;
+use memchr::memmem;
+use regex::{Captures, Regex};
 use serde_json::Value;
 use std::sync::LazyLock;
 
@@ -41,16 +42,28 @@ pub struct Caps {
     pub long_ms: u64,
 }
 
-fn compile(pattern: &str) -> Option<Regex> {
-    regex::RegexBuilder::new(pattern)
-        .case_insensitive(true)
-        .build()
-        .ok()
+/// A text grammar: a regex anchored at its start, and the phrases (ASCII lower case) one of
+/// which every match of it starts with. The regex runs only where such a phrase occurs, so a
+/// long body costs one vector search per phrase, not one regex pass per grammar.
+struct Grammar {
+    re: Option<Regex>,
+    leads: Vec<memmem::Finder<'static>>,
+}
+
+impl Grammar {
+    fn new(pattern: &str, leads: &'static [&'static str]) -> Self {
+        let re = regex::RegexBuilder::new(&format!("^(?:{pattern})"))
+            .case_insensitive(true)
+            .build()
+            .ok();
+        let leads = leads.iter().map(memmem::Finder::new).collect();
+        Grammar { re, leads }
+    }
 }
 
 macro_rules! grammar {
-    ($name:ident, $pattern:expr) => {
-        static $name: LazyLock<Option<Regex>> = LazyLock::new(|| compile($pattern));
+    ($name:ident, $pattern:expr, $leads:expr) => {
+        static $name: LazyLock<Grammar> = LazyLock::new(|| Grammar::new($pattern, $leads));
     };
 }
 
@@ -60,33 +73,85 @@ const HMS: &str = r"(?:(\d+)\s*h(?:ours?|rs?)?)?\s*(?:(\d+)\s*m(?:in(?:utes?|s)?
 
 grammar!(
     PLEASE_RETRY,
-    r"please retry in\s+(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\b"
+    r"please retry in\s+(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\b",
+    &["please retry in"]
 );
 grammar!(
     ISO_AFTER,
-    &format!(r"(?:try again at|wait until|resets? at|available at|retry after)\s+{ISO}")
+    &format!(r"(?:try again at|wait until|resets? at|available at|retry after)\s+{ISO}"),
+    &[
+        "try again at",
+        "wait until",
+        "reset",
+        "available at",
+        "retry after"
+    ]
 );
 grammar!(
     RESET_AFTER,
-    &format!(r"(?:will reset after|resets? after|resets? in)\s+{HMS}")
+    &format!(r"(?:will reset after|resets? after|resets? in)\s+{HMS}"),
+    &["will reset after", "reset"]
 );
-grammar!(RESET_DAYS, r"resets? in\s+(\d+)\s*days?\b");
+grammar!(RESET_DAYS, r"resets? in\s+(\d+)\s*days?\b", &["reset"]);
 grammar!(
     RESET_AT_ISO,
-    r"resets? at\s+(\d{4}-\d{2}-\d{2})[t ](\d{2}):(\d{2})(?::(\d{2}))?\s*(z|utc|[+-]\d{2}:?\d{2})?"
+    r"resets? at\s+(\d{4}-\d{2}-\d{2})[t ](\d{2}):(\d{2})(?::(\d{2}))?\s*(z|utc|[+-]\d{2}:?\d{2})?",
+    &["reset"]
 );
 grammar!(
     RESET_AT_MMDD,
-    r"resets? at\s+(\d{2})-(\d{2})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s*utc"
+    r"resets? at\s+(\d{2})-(\d{2})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s*utc",
+    &["reset"]
 );
 grammar!(
     COUNTDOWN,
-    r"resets? in\s+(\d+)\s*(days?|hours?|minutes?|seconds?)\b"
+    r"resets? in\s+(\d+)\s*(days?|hours?|minutes?|seconds?)\b",
+    &["reset"]
 );
-grammar!(QUOTA_RESETS_AT, &format!(r"quota resets? at\s+{ISO}"));
+grammar!(
+    QUOTA_RESETS_AT,
+    &format!(r"quota resets? at\s+{ISO}"),
+    &["quota reset"]
+);
 
-fn grammar(cell: &LazyLock<Option<Regex>>) -> Option<&Regex> {
-    cell.as_ref()
+/// A body prepared for the grammars: the text and its ASCII-lower-cased bytes, made once.
+pub struct HintText<'a> {
+    text: &'a str,
+    lower: Vec<u8>,
+}
+
+impl<'a> HintText<'a> {
+    pub fn new(text: &'a str) -> Self {
+        HintText {
+            text,
+            lower: text.as_bytes().to_ascii_lowercase(),
+        }
+    }
+
+    /// The matches of `g` in order, not overlapping: what an unanchored `captures_iter` gives
+    /// (every match starts at a lead, so trying each lead position in order finds them all).
+    fn matches<'g>(&'g self, g: &'g Grammar) -> impl Iterator<Item = Captures<'a>> + 'g {
+        let mut starts: Vec<usize> = g
+            .leads
+            .iter()
+            .flat_map(|lead| lead.find_iter(&self.lower))
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let mut resume = 0;
+        starts.into_iter().filter_map(move |at| {
+            if at < resume {
+                return None;
+            }
+            let c = g.re.as_ref()?.captures(self.text.get(at..)?)?;
+            resume = at + c.get(0).map_or(0, |m| m.end().max(1));
+            Some(c)
+        })
+    }
+
+    fn first<'g>(&'g self, g: &'g Grammar) -> Option<Captures<'a>> {
+        self.matches(g).next()
+    }
 }
 
 fn wait_until(target_ms: i64, now_ms: i64) -> Option<u64> {
@@ -275,7 +340,7 @@ impl Seen {
 
 /// The text forms, in the reference's order. `json` is the parsed body, if any.
 pub fn from_text(
-    text: &str,
+    text: &HintText<'_>,
     json: Option<&Value>,
     now_ms: i64,
     caps: Caps,
@@ -291,18 +356,18 @@ pub fn from_text(
             form,
         })
     };
-    if let Some(c) = grammar(&PLEASE_RETRY)
+    if let Some(c) = Some(&*PLEASE_RETRY)
         .filter(|_| seen.please_retry)
-        .and_then(|r| r.captures(text))
+        .and_then(|g| text.first(g))
     {
         let unit = c.get(2).map_or("s", |m| m.as_str());
         if let Some(ms) = parse_delay(&format!("{}{unit}", &c[1])).filter(|&ms| ms > 0) {
             return body(ms, caps.short_ms, "please retry in");
         }
     }
-    if let Some(c) = grammar(&ISO_AFTER)
+    if let Some(c) = Some(&*ISO_AFTER)
         .filter(|_| seen.retry_at || seen.reset)
-        .and_then(|r| r.captures(text))
+        .and_then(|g| text.first(g))
         && let Some(wait) = parse_iso(&c[1]).and_then(|t| wait_until(t, now_ms))
     {
         return body(wait, caps.long_ms, "retry at timestamp");
@@ -310,18 +375,16 @@ pub fn from_text(
     if !seen.reset {
         return None;
     }
-    if let Some(r) = grammar(&RESET_AFTER) {
-        for c in r.captures_iter(text) {
-            if let Some(ms) = hms_ms(&c, 1).filter(|&ms| ms > 0) {
-                return body(ms, caps.long_ms, "reset after/in XhYmZs");
-            }
+    for c in text.matches(&RESET_AFTER) {
+        if let Some(ms) = hms_ms(&c, 1).filter(|&ms| ms > 0) {
+            return body(ms, caps.long_ms, "reset after/in XhYmZs");
         }
     }
     day_granularity(text, now_ms, caps.long_ms)
 }
 
 /// "resets in N days", "reset at YYYY-MM-DD HH:MM[:SS][zone]", "resets at MM-DD HH:MM UTC".
-pub fn day_granularity(text: &str, now_ms: i64, cap: u64) -> Option<Hint> {
+pub fn day_granularity(text: &HintText<'_>, now_ms: i64, cap: u64) -> Option<Hint> {
     let body = |ms: u64, form| {
         Some(Hint {
             ms: ms.min(cap),
@@ -329,7 +392,7 @@ pub fn day_granularity(text: &str, now_ms: i64, cap: u64) -> Option<Hint> {
             form,
         })
     };
-    if let Some(c) = grammar(&RESET_DAYS).and_then(|r| r.captures(text))
+    if let Some(c) = text.first(&RESET_DAYS)
         && let Some(ms) = c[1]
             .parse::<u64>()
             .ok()
@@ -338,7 +401,7 @@ pub fn day_granularity(text: &str, now_ms: i64, cap: u64) -> Option<Hint> {
     {
         return body(ms, "resets in N days");
     }
-    if let Some(c) = grammar(&RESET_AT_ISO).and_then(|r| r.captures(text)) {
+    if let Some(c) = text.first(&RESET_AT_ISO) {
         let zone = c.get(5).map_or("", |m| m.as_str());
         let secs = c.get(4).map_or("00", |m| m.as_str());
         let iso = format!("{}T{}:{}:{secs}{zone}", &c[1], &c[2], &c[3]);
@@ -346,7 +409,7 @@ pub fn day_granularity(text: &str, now_ms: i64, cap: u64) -> Option<Hint> {
             return body(wait, "reset at date-time");
         }
     }
-    if let Some(c) = grammar(&RESET_AT_MMDD).and_then(|r| r.captures(text)) {
+    if let Some(c) = text.first(&RESET_AT_MMDD) {
         let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
         let (mo, d, h, mi) = (num(1)?, num(2)?, num(3)?, num(4)?);
         let s = num(5).unwrap_or(0);
@@ -361,8 +424,8 @@ pub fn day_granularity(text: &str, now_ms: i64, cap: u64) -> Option<Hint> {
 }
 
 /// The provider-rule countdown: "reset(s) in N day(s)|hour(s)|minute(s)|second(s)", N > 0.
-pub fn reset_countdown_ms(text: &str) -> Option<u64> {
-    let c = grammar(&COUNTDOWN)?.captures(text)?;
+pub fn reset_countdown_ms(text: &HintText<'_>) -> Option<u64> {
+    let c = text.first(&COUNTDOWN)?;
     let n: u64 = c[1].parse().ok().filter(|&n| n > 0)?;
     let unit = c[2].to_ascii_lowercase();
     let factor = if unit.starts_with("day") {
@@ -378,8 +441,8 @@ pub fn reset_countdown_ms(text: &str) -> Option<u64> {
 }
 
 /// LongCat's "quota resets at <ISO>" instant, if present.
-pub fn quota_resets_at(text: &str) -> Option<i64> {
-    let c = grammar(&QUOTA_RESETS_AT)?.captures(text)?;
+pub fn quota_resets_at(text: &HintText<'_>) -> Option<i64> {
+    let c = text.first(&QUOTA_RESETS_AT)?;
     parse_iso(&c[1])
 }
 
@@ -459,7 +522,7 @@ mod tests {
 
     #[test]
     fn text_forms() {
-        let t = |s: &str| from_text(s, None, NOW, CAPS, Seen::ALL).map(|h| h.ms);
+        let t = |s: &str| from_text(&HintText::new(s), None, NOW, CAPS, Seen::ALL).map(|h| h.ms);
         assert_eq!(t("Please retry in 39.538s."), Some(39_538));
         assert_eq!(t("try again at 2026-11-30T01:00:00Z"), Some(3_600_000));
         assert_eq!(t("quota will reset after 1h2m3s"), Some(3_723_000));
@@ -477,9 +540,86 @@ mod tests {
     #[test]
     fn countdown() {
         assert_eq!(
-            reset_countdown_ms("monthly usage limit reached, resets in 13 days"),
+            reset_countdown_ms(&HintText::new(
+                "monthly usage limit reached, resets in 13 days"
+            )),
             Some(1_123_200_000)
         );
-        assert_eq!(reset_countdown_ms("resets in 0 days"), None);
+        assert_eq!(reset_countdown_ms(&HintText::new("resets in 0 days")), None);
+    }
+
+    use proptest::prelude::*;
+
+    /// Each grammar's pattern and leads, unanchored, as the plain regex it stands for.
+    fn plain(g: &Grammar) -> Regex {
+        let anchored = g.re.as_ref().expect("grammar compiles").as_str();
+        let body = anchored
+            .strip_prefix("^(?:")
+            .and_then(|p| p.strip_suffix(')'))
+            .expect("anchored form");
+        regex::RegexBuilder::new(body)
+            .case_insensitive(true)
+            .build()
+            .expect("plain form compiles")
+    }
+
+    static GRAMMARS: LazyLock<Vec<&'static Grammar>> = LazyLock::new(|| {
+        vec![
+            &PLEASE_RETRY,
+            &ISO_AFTER,
+            &RESET_AFTER,
+            &RESET_DAYS,
+            &RESET_AT_ISO,
+            &RESET_AT_MMDD,
+            &COUNTDOWN,
+            &QUOTA_RESETS_AT,
+        ]
+    });
+    static PLAIN: LazyLock<Vec<Regex>> =
+        LazyLock::new(|| GRAMMARS.iter().map(|g| plain(g)).collect());
+
+    fn body() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            proptest::sample::select(
+                &[
+                    "reset in 5 days",
+                    "Resets at 2026-12-01 00:00 UTC",
+                    "will reset after 1h2m",
+                    "WILL RESET AFTER ",
+                    "resets in 3 hours",
+                    "reset at 12-01 06:00 utc",
+                    "please retry in 2.5s",
+                    "Please Retry In ",
+                    "try again at 2026-12-01T00:00:00Z",
+                    "retry after ",
+                    "quota resets at 2026-12-02T00:00:00Z",
+                    "reset",
+                    "resets",
+                    " in ",
+                    " at ",
+                    "2026-12-01",
+                    "10:30",
+                ][..]
+            )
+            .prop_map(str::to_string),
+            "[a-zA-Z0-9 :.\\-]{0,8}",
+            any::<char>().prop_map(|c| c.to_string()),
+        ];
+        proptest::collection::vec(piece, 0..10).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        /// Running a grammar only at its leads finds what the unanchored regex finds, match
+        /// for match.
+        #[test]
+        fn lead_anchored_grammars_equal_plain_regexes(text in body()) {
+            let t = HintText::new(&text);
+            for (g, re) in GRAMMARS.iter().zip(PLAIN.iter()) {
+                let ours: Vec<String> = t.matches(g).map(|c| c[0].to_string()).collect();
+                let theirs: Vec<String> =
+                    re.captures_iter(&text).map(|c| c[0].to_string()).collect();
+                prop_assert_eq!(ours, theirs, "pattern {}", re.as_str());
+            }
+        }
     }
 }

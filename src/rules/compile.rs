@@ -2,7 +2,7 @@
 //! markers, signal lists and rules pointing into it, provider profiles by id, alias and prefix.
 //! The built-in catalog and operator files take this same path.
 
-use super::matcher::{Hits, LitId, Matcher, MatcherBuilder, MatcherError, RegId};
+use super::matcher::{Hits, LitId, LitSet, Matcher, MatcherBuilder, MatcherError, RegId};
 use super::model::*;
 use std::collections::{HashMap, HashSet};
 
@@ -16,7 +16,7 @@ pub enum Hit {
 
 pub struct CompiledSignal {
     pub id: String,
-    literals: Vec<LitId>,
+    literals: LitSet,
     regexes: Vec<RegId>,
     all_of: Vec<Vec<LitId>>,
     only_for: Vec<(Vec<String>, Vec<LitId>)>,
@@ -25,7 +25,7 @@ pub struct CompiledSignal {
 impl CompiledSignal {
     /// Literals first (already known from the scan), then the all-of groups, then regexes.
     pub fn hit(&self, hits: &Hits<'_, '_>, provider: Option<&str>) -> Option<Hit> {
-        if let Some(id) = hits.any_literal(&self.literals) {
+        if let Some(id) = hits.any_of(&self.literals) {
             return Some(Hit::Literal(id));
         }
         if let Some(provider) = provider {
@@ -165,7 +165,7 @@ impl Ruleset {
                 .ok_or(CompileError::MissingSignal(id.as_str()))?;
             signals.push(CompiledSignal {
                 id: s.id.clone(),
-                literals: s.literals.iter().map(|l| b.literal(l)).collect(),
+                literals: LitSet::new(s.literals.iter().map(|l| b.literal(l)).collect()),
                 regexes: s.regexes.iter().map(|r| b.regex(r)).collect(),
                 all_of: s
                     .all_of

@@ -1,23 +1,27 @@
 //! One scan per body. Every literal marker of the catalog (signal literals, rule markers,
 //! restatement markers, regex gate literals, hint triggers) is found in a single pass that
-//! records which of them appear anywhere in the body, ASCII case folded.
+//! records which of them appear anywhere in the body, ASCII case folded, with where each
+//! first starts and last ends.
 //!
-//! The pass is a sampled window filter: every second 4-byte window of the body is case
-//! folded, hashed and tested against a 64 Kbit set (8 KB, so it stays in L1) holding two
-//! consecutive windows of each literal, taken where its bytes are least common in English (as
-//! Hyperscan picks its literal fragments); a literal of five bytes or more always covers one
-//! tested window. Only a hit is verified, first on eight folded bytes, then exactly. An
+//! Literals of seven bytes or more go through a sampled window filter: every fourth 4-byte
+//! window of the body is case folded, hashed and tested against a 64 Kbit set (8 KB, so it
+//! stays in L1) holding four consecutive windows of each literal, taken where its bytes are
+//! least common in English (as Hyperscan picks its literal fragments); a literal of seven
+//! bytes always covers one tested window. Only a hit is verified, first on eight folded
+//! bytes, then exactly. This costs a load, a multiply and a bit test per four bytes; an
 //! Aho-Corasick automaton over all the folded phrases measured 200 MB/s here (its table does
-//! not fit in cache); this filter costs a load, a multiply and a bit test per two bytes.
-//! Literals shorter than five bytes go through a small Aho-Corasick automaton instead. The
-//! full automaton remains as `scan_reference`, the oracle of a differential test.
+//! not fit in cache). The shorter literals are searched on a lower-cased copy of the body with
+//! Teddy, aho-corasick's vector searcher, which is fast for a few dozen patterns; the copy
+//! is kept for the regex gates. The full automaton remains as `scan_reference`, the oracle of
+//! a differential test.
 //!
 //! Regexes then run only when asked for and only if their required literals appeared; the few
 //! without usable literals share one `RegexSet` pass.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind, packed};
+use memchr::memmem::Finder;
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
 
 pub type LitId = usize;
@@ -92,10 +96,10 @@ impl MatcherBuilder {
             let suffixes = ids(g.suffixes);
             let short = super::regex_gate::short_gate_sets(pattern);
             gates.push(Gate {
-                prefixes,
-                suffixes,
-                short_prefixes: short_gate(short.prefixes)?,
-                short_suffixes: short_gate(short.suffixes)?,
+                prefixes: prefixes.map(LitSet::new),
+                suffixes: suffixes.map(LitSet::new),
+                short_prefixes: short_gate(short.prefixes),
+                short_suffixes: short_gate(short.suffixes),
             });
         }
         let ungated_set = RegexSetBuilder::new(ungated.iter().map(|&i| &patterns[i]))
@@ -107,19 +111,11 @@ impl MatcherBuilder {
             })?;
         let all: Vec<&str> = self.literals.iter().map(String::as_str).collect();
         let reference = folded_automaton(&all, Some(AhoCorasickKind::DFA))?;
-        let short_ids: Vec<LitId> = (0..self.literals.len())
-            .filter(|&i| self.literals[i].len() < MIN_SAMPLED_LEN)
-            .collect();
-        let short: Vec<&str> = short_ids
-            .iter()
-            .map(|&i| self.literals[i].as_str())
-            .collect();
-        let short_ac = folded_automaton(&short, Some(AhoCorasickKind::DFA))?;
+        let short = ShortSet::new(&self.literals)?;
         let filter = WindowFilter::new(&self.literals);
         Ok(Matcher {
             reference,
-            short_ac,
-            short_ids,
+            short,
             filter,
             literals: self.literals,
             regexes: compiled,
@@ -132,9 +128,9 @@ impl MatcherBuilder {
 }
 
 const WINDOW: usize = 4;
-/// Windows are tested at every second position, so a literal must span two windows.
-const STRIDE: usize = 2;
-/// Literals shorter than this go through the small automaton.
+/// Windows are tested at every fourth position, so a literal must span four windows.
+const STRIDE: usize = 4;
+/// Literals shorter than this go through the short-literal searcher.
 pub const MIN_SAMPLED_LEN: usize = WINDOW + STRIDE - 1;
 const FILTER_BITS: u32 = 16;
 const BUCKET_BITS: u32 = 12;
@@ -156,6 +152,9 @@ fn window_hash(w: u32) -> u32 {
 
 /// Up to eight bytes at `at`, little-endian, zero-padded past the end.
 fn load8(body: &[u8], at: usize) -> u64 {
+    if let Some(Ok(chunk)) = body.get(at..at + 8).map(<[u8; 8]>::try_from) {
+        return u64::from_le_bytes(chunk);
+    }
     let mut buf = [0u8; 8];
     let rest = body.get(at..).unwrap_or(&[]);
     let n = rest.len().min(8);
@@ -191,7 +190,7 @@ fn commonness(b: u8) -> u32 {
     }
 }
 
-/// Where to anchor a literal: the start of the two consecutive windows (five bytes) with the
+/// Where to anchor a literal: the start of the four consecutive windows (seven bytes) with the
 /// least common bytes, so common words ("this ", "your ") do not trigger verification.
 fn anchor(lit: &[u8]) -> usize {
     (0..=lit.len() - MIN_SAMPLED_LEN)
@@ -204,45 +203,84 @@ fn anchor(lit: &[u8]) -> usize {
         .unwrap_or(0)
 }
 
-/// What a scan found: which literals, where each first starts and where each last ends. One
-/// allocation per scan: `[bits..., first..., last_end...]`.
+/// What a scan found: which literals (one bit each), and where each first starts and last
+/// ends. Positions live in a short list reached through a per-literal slot, so a scan
+/// allocates and clears a few hundred bytes, not a table of every literal's positions.
 struct Found {
-    words: usize,
-    literals: usize,
-    data: Vec<u32>,
+    bits: Vec<u32>,
+    /// 1 + the index into `spans` of each found literal; 0 when not found.
+    slot: Vec<u32>,
+    /// (first start, last end) per found literal.
+    spans: Vec<(u32, u32)>,
 }
 
 impl Found {
     fn new(literals: usize) -> Self {
-        let words = literals.div_ceil(32);
-        let mut data = vec![0u32; words + 2 * literals];
-        data[words..words + literals].fill(u32::MAX);
         Found {
-            words,
-            literals,
-            data,
+            bits: vec![0; literals.div_ceil(32)],
+            slot: vec![0; literals],
+            spans: Vec::new(),
         }
     }
 
     fn record(&mut self, id: LitId, start: usize, end: usize) {
-        self.data[id / 32] |= 1 << (id % 32);
         let (start, end) = (start as u32, end as u32);
-        let first = &mut self.data[self.words + id];
-        *first = (*first).min(start);
-        let last = &mut self.data[self.words + self.literals + id];
-        *last = (*last).max(end);
+        match self.slot[id] {
+            0 => {
+                self.bits[id / 32] |= 1 << (id % 32);
+                self.spans.push((start, end));
+                self.slot[id] = u32::try_from(self.spans.len()).unwrap_or(u32::MAX);
+            }
+            s => {
+                if let Some(span) = self.spans.get_mut(s as usize - 1) {
+                    span.0 = span.0.min(start);
+                    span.1 = span.1.max(end);
+                }
+            }
+        }
     }
 
     fn has(&self, id: LitId) -> bool {
-        self.data[id / 32] & (1 << (id % 32)) != 0
+        self.bits[id / 32] & (1 << (id % 32)) != 0
+    }
+
+    fn span(&self, id: LitId) -> Option<(u32, u32)> {
+        let s = *self.slot.get(id)? as usize;
+        s.checked_sub(1).and_then(|i| self.spans.get(i)).copied()
     }
 
     fn first(&self, id: LitId) -> u32 {
-        self.data[self.words + id]
+        self.span(id).map_or(u32::MAX, |s| s.0)
     }
 
     fn last_end(&self, id: LitId) -> u32 {
-        self.data[self.words + self.literals + id]
+        self.span(id).map_or(0, |s| s.1)
+    }
+}
+
+/// A set of literal ids as a sparse bit mask over the scan's bits, plus the ids in list
+/// order: one AND per word says whether any appeared; the list says which came first.
+#[derive(Debug, Clone, Default)]
+pub struct LitSet {
+    ids: Vec<LitId>,
+    words: Vec<(usize, u32)>,
+}
+
+impl LitSet {
+    pub fn new(ids: Vec<LitId>) -> Self {
+        let mut words: Vec<(usize, u32)> = Vec::new();
+        for &id in &ids {
+            let (w, bit) = (id / 32, 1u32 << (id % 32));
+            match words.iter_mut().find(|(i, _)| *i == w) {
+                Some((_, m)) => *m |= bit,
+                None => words.push((w, bit)),
+            }
+        }
+        LitSet { ids, words }
+    }
+
+    pub fn ids(&self) -> &[LitId] {
+        &self.ids
     }
 }
 
@@ -257,7 +295,7 @@ struct Entry {
     mask: u64,
 }
 
-/// The literals of `MIN_SAMPLED_LEN` bytes or more, filed under the hash of two consecutive
+/// The literals of `MIN_SAMPLED_LEN` bytes or more, filed under the hash of four consecutive
 /// 4-byte windows at their rarest spot.
 struct WindowFilter {
     bits: Box<[u64; FILTER_WORDS]>,
@@ -323,7 +361,7 @@ impl WindowFilter {
     fn scan(&self, body: &[u8], literals: &[String], out: &mut Found) {
         let n = body.len();
         let mut i = 0;
-        // Windows at i and i + 2 from each 8-byte load.
+        // Windows at i and i + 4 from each 8-byte load.
         while i + 8 <= n {
             let Ok(chunk) = <[u8; 8]>::try_from(&body[i..i + 8]) else {
                 break;
@@ -332,10 +370,10 @@ impl WindowFilter {
             if self.test(x as u32) {
                 self.verify(body, i, fold(x as u32), literals, out);
             }
-            if self.test((x >> 16) as u32) {
-                self.verify(body, i + 2, fold((x >> 16) as u32), literals, out);
+            if self.test((x >> 32) as u32) {
+                self.verify(body, i + 4, fold((x >> 32) as u32), literals, out);
             }
-            i += 4;
+            i += 8;
         }
         while i + WINDOW <= n {
             let w = u32::from_le_bytes([body[i], body[i + 1], body[i + 2], body[i + 3]]);
@@ -368,10 +406,86 @@ impl WindowFilter {
     }
 }
 
+/// The literals too short for the window filter, searched on the lower-cased body: with
+/// Teddy (aho-corasick's vector searcher) where the CPU has it, else with an automaton. Both
+/// report positions where some literal starts; each is then checked against every short
+/// literal, so literals sharing a start are all recorded.
+struct ShortSet {
+    teddy: Option<packed::Searcher>,
+    fallback: AhoCorasick,
+    lits: Vec<(Vec<u8>, LitId)>,
+    /// Each literal's bytes as a little-endian word and the mask of the bytes it has
+    /// (short literals are under eight bytes), for a one-compare check at a position.
+    heads: Vec<(u64, u64)>,
+}
+
+impl ShortSet {
+    fn new(literals: &[String]) -> Result<Self, MatcherError> {
+        let lits: Vec<(Vec<u8>, LitId)> = literals
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.len() < MIN_SAMPLED_LEN)
+            .map(|(id, l)| (l.as_bytes().to_vec(), id))
+            .collect();
+        let mut b = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostFirst)
+            .heuristic_pattern_limits(false)
+            .builder();
+        for (l, _) in &lits {
+            b.add(l);
+        }
+        let teddy = b.build();
+        let fallback = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::Standard)
+            .build(lits.iter().map(|(l, _)| l))?;
+        let heads = lits
+            .iter()
+            .map(|(l, _)| (load8(l, 0), (1u64 << (8 * l.len())) - 1))
+            .collect();
+        Ok(ShortSet {
+            teddy,
+            fallback,
+            lits,
+            heads,
+        })
+    }
+
+    fn scan(&self, lower: &[u8], out: &mut Found) {
+        if self.lits.is_empty() {
+            return;
+        }
+        let record_at = |at: usize, out: &mut Found| {
+            let here = load8(lower, at);
+            for ((l, id), &(head, mask)) in self.lits.iter().zip(&self.heads) {
+                if here & mask == head && at + l.len() <= lower.len() {
+                    out.record(*id, at, at + l.len());
+                }
+            }
+        };
+        match &self.teddy {
+            Some(t) => {
+                let mut at = 0;
+                while let Some(m) = t.find_in(lower, aho_corasick::Span::from(at..lower.len())) {
+                    record_at(m.start(), out);
+                    at = m.start() + 1;
+                }
+            }
+            None => {
+                let mut last = usize::MAX;
+                for m in self.fallback.find_overlapping_iter(lower) {
+                    if m.start() != last {
+                        last = m.start();
+                        record_at(m.start(), out);
+                    }
+                }
+            }
+        }
+    }
+}
+
 pub struct Matcher {
     reference: AhoCorasick,
-    short_ac: AhoCorasick,
-    short_ids: Vec<LitId>,
+    short: ShortSet,
     filter: WindowFilter,
     literals: Vec<String>,
     regexes: Vec<Regex>,
@@ -379,6 +493,11 @@ pub struct Matcher {
     gates: Vec<Gate>,
     ungated: Vec<RegId>,
     ungated_set: RegexSet,
+}
+
+/// The body with ASCII letters lower-cased, byte for byte (offsets are unchanged).
+fn lower_case(body: &str) -> Vec<u8> {
+    body.bytes().map(|b| b.to_ascii_lowercase()).collect()
 }
 
 /// An ASCII-case-insensitive automaton reporting every match (overlapping searches need the
@@ -394,36 +513,41 @@ fn folded_automaton<P: AsRef<[u8]>>(
         .build(lits)
 }
 
-fn short_gate(set: Option<Vec<String>>) -> Result<Option<AhoCorasick>, MatcherError> {
-    Ok(match set {
-        Some(lits) => Some(folded_automaton(&lits, None)?),
-        None => None,
+/// Searchers for a short gate set, run on the lower-cased body (memmem's vector prefilter
+/// is far faster than a folded automaton on literals this short and common).
+fn short_gate(set: Option<Vec<String>>) -> Option<Vec<Finder<'static>>> {
+    set.map(|lits| {
+        lits.iter()
+            .map(|l| Finder::new(l.as_bytes()).into_owned())
+            .collect()
     })
 }
 
 /// A regex may run only when one literal of each known set appeared. Sets of literals too
 /// short for the scanner are searched for only when the scanner's gates already passed.
 struct Gate {
-    prefixes: Option<Vec<LitId>>,
-    suffixes: Option<Vec<LitId>>,
-    short_prefixes: Option<AhoCorasick>,
-    short_suffixes: Option<AhoCorasick>,
+    prefixes: Option<LitSet>,
+    suffixes: Option<LitSet>,
+    short_prefixes: Option<Vec<Finder<'static>>>,
+    short_suffixes: Option<Vec<Finder<'static>>>,
 }
 
 impl Matcher {
     /// The single pass over the body.
     pub fn scan<'m, 'b>(&'m self, body: &'b str) -> Hits<'m, 'b> {
         let mut found = Found::new(self.literals.len());
+        let lower = OnceCell::new();
         if !body.is_empty() {
             self.filter
                 .scan(body.as_bytes(), &self.literals, &mut found);
-            if !self.short_ids.is_empty() {
-                for m in self.short_ac.find_overlapping_iter(body) {
-                    found.record(self.short_ids[m.pattern().as_usize()], m.start(), m.end());
-                }
+            if !self.short.lits.is_empty() {
+                let l = lower.get_or_init(|| lower_case(body));
+                self.short.scan(l, &mut found);
             }
         }
-        self.hits(body, found)
+        let mut hits = self.hits(body, found);
+        hits.lower = lower;
+        hits
     }
 
     /// The same answer from one Aho-Corasick automaton over every literal: slower, simpler,
@@ -442,6 +566,7 @@ impl Matcher {
             body,
             found,
             regex_memo: vec![Cell::new(RegexState::Unknown); self.regexes.len()],
+            lower: OnceCell::new(),
         }
     }
 
@@ -475,6 +600,8 @@ pub struct Hits<'m, 'b> {
     body: &'b str,
     found: Found,
     regex_memo: Vec<Cell<RegexState>>,
+    /// The body ASCII-lower-cased, made on the first short-gate search.
+    lower: OnceCell<Vec<u8>>,
 }
 
 impl Hits<'_, '_> {
@@ -487,6 +614,21 @@ impl Hits<'_, '_> {
 
     pub fn literal(&self, id: LitId) -> bool {
         self.found.has(id)
+    }
+
+    /// The first literal of `set` (in its list order) that appeared.
+    pub fn any_of(&self, set: &LitSet) -> Option<LitId> {
+        if !self.any_bit(set) {
+            return None;
+        }
+        self.any_literal(&set.ids)
+    }
+
+    fn any_bit(&self, set: &LitSet) -> bool {
+        let bits = &self.found.bits;
+        set.words
+            .iter()
+            .any(|&(w, m)| bits.get(w).is_some_and(|b| b & m != 0))
     }
 
     pub fn any_literal(&self, ids: &[LitId]) -> Option<LitId> {
@@ -505,10 +647,17 @@ impl Hits<'_, '_> {
             self.run_ungated();
             return self.regex_memo[id].get() == RegexState::Yes;
         }
+        // Most gates fail outright: one mask test per set.
+        let absent = |set: &Option<LitSet>| set.as_ref().is_some_and(|s| !self.any_bit(s));
+        if absent(&gate.prefixes) || absent(&gate.suffixes) {
+            self.regex_memo[id].set(RegexState::No);
+            return false;
+        }
         // A match starts at a prefix literal and ends at a suffix literal: it lies between the
         // first prefix start and the last suffix end, or nowhere.
         let start = match &gate.prefixes {
-            Some(ids) => ids
+            Some(set) => set
+                .ids
                 .iter()
                 .map(|&g| self.found.first(g))
                 .min()
@@ -516,7 +665,8 @@ impl Hits<'_, '_> {
             None => 0,
         };
         let end = match &gate.suffixes {
-            Some(ids) => ids
+            Some(set) => set
+                .ids
                 .iter()
                 .filter(|&&g| self.literal(g))
                 .map(|&g| self.found.last_end(g))
@@ -539,37 +689,39 @@ impl Hits<'_, '_> {
         hit
     }
 
-    /// Moves the start to the first short prefix at or after it and the end to the last short
-    /// suffix, or rules the regex out when one of them is absent.
+    /// Moves the start to the first short prefix at or after it, or rules the regex out when
+    /// no short prefix or no short suffix lies in the span. (A reverse search for the last
+    /// suffix has no vector prefilter and cost more than the regex run it would shorten.)
     fn narrow_by_short_gates(
         &self,
         gate: &Gate,
         start: u32,
         end: Option<u32>,
     ) -> (u32, Option<u32>) {
-        let (Some(mut end), true) = (end, start != u32::MAX) else {
+        let (Some(end), true) = (end, start != u32::MAX) else {
             return (start, None);
         };
+        if gate.short_prefixes.is_none() && gate.short_suffixes.is_none() {
+            return (start, Some(end));
+        }
+        let lower = self.lower.get_or_init(|| lower_case(self.body));
         let mut start = start;
-        if let Some(ac) = &gate.short_prefixes {
+        if let Some(finders) = &gate.short_prefixes {
             let from = start as usize;
-            // Literal boundaries are character boundaries; if not, do not narrow.
-            let Some(hay) = self.body.get(from..end as usize) else {
+            let Some(hay) = lower.get(from..end as usize) else {
                 return (start, Some(end));
             };
-            match ac.find(hay) {
-                Some(m) => start = (from + m.start()) as u32,
+            match finders.iter().filter_map(|f| f.find(hay)).min() {
+                Some(at) => start = (from + at) as u32,
                 None => return (start, None),
             }
         }
-        if let Some(ac) = &gate.short_suffixes {
-            let from = start as usize;
-            let Some(hay) = self.body.get(from..end as usize) else {
+        if let Some(finders) = &gate.short_suffixes {
+            let Some(hay) = lower.get(start as usize..end as usize) else {
                 return (start, Some(end));
             };
-            match ac.find_overlapping_iter(hay).map(|m| m.end()).max() {
-                Some(e) => end = (from + e) as u32,
-                None => return (start, None),
+            if !finders.iter().any(|f| f.find(hay).is_some()) {
+                return (start, None);
             }
         }
         (start, Some(end))
