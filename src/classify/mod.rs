@@ -181,15 +181,7 @@ pub fn classify_with(rules: &Ruleset, tuning: &Tuning, input: &ErrorInput<'_>) -
         .zip(profile.as_ref().map(|p| p.id.as_str()));
     let restated = restate(rules, input, names, &hits, &mut fired, &mut explain);
     let status = restated.as_ref().map_or(input.status, |r| r.status);
-    let mut ctx = Ctx::new(
-        rules,
-        tuning,
-        input,
-        status,
-        hits,
-        given.clone(),
-        profile.clone(),
-    );
+    let mut ctx = Ctx::new(rules, tuning, input, status, hits, given, profile);
     ctx.fired = fired;
     ctx.explain = explain;
     if let Some(p) = &ctx.profile
