@@ -18,6 +18,9 @@ pub struct CompiledSignal {
     pub id: String,
     literals: LitSet,
     regexes: Vec<RegId>,
+    /// When every regex of the list has a required literal set: their union. None of them
+    /// can match unless one of these literals appeared.
+    regex_gate: Option<LitSet>,
     all_of: Vec<Vec<LitId>>,
     only_for: Vec<(Vec<String>, Vec<LitId>)>,
 }
@@ -41,6 +44,13 @@ impl CompiledSignal {
             if group.iter().all(|&id| hits.literal(id)) {
                 return group.first().map(|&id| Hit::AllOf(id));
             }
+        }
+        if self
+            .regex_gate
+            .as_ref()
+            .is_some_and(|g| hits.any_of(g).is_none())
+        {
+            return None;
         }
         self.regexes
             .iter()
@@ -142,6 +152,18 @@ const HINT_TRIGGERS: [&str; 6] = [
 /// `RetryInfo` / `retryDelay`, `retryAfter` / `retryAfterMs`, `retry_after_ms`.
 const JSON_HINT_TRIGGERS: [&str; 4] = ["retryinfo", "retrydelay", "retryafter", "retry_after_ms"];
 
+/// The union of the required literals of `patterns` (each pattern's prefix set, else its
+/// suffix set), or `None` when some pattern has neither.
+fn regex_gate(b: &mut MatcherBuilder, patterns: &[String]) -> Option<LitSet> {
+    let mut ids = Vec::new();
+    for p in patterns {
+        let g = super::regex_gate::gate_sets(p);
+        let set = g.prefixes.or(g.suffixes)?;
+        ids.extend(set.iter().map(|l| b.literal(l)));
+    }
+    Some(LitSet::new(ids))
+}
+
 impl Ruleset {
     pub fn compile(catalog: Catalog) -> Result<Ruleset, CompileError> {
         let settings = catalog
@@ -167,6 +189,7 @@ impl Ruleset {
                 id: s.id.clone(),
                 literals: LitSet::new(s.literals.iter().map(|l| b.literal(l)).collect()),
                 regexes: s.regexes.iter().map(|r| b.regex(r)).collect(),
+                regex_gate: regex_gate(&mut b, &s.regexes),
                 all_of: s
                     .all_of
                     .iter()
