@@ -413,40 +413,47 @@ impl WindowFilter {
 struct ShortSet {
     teddy: Option<packed::Searcher>,
     fallback: AhoCorasick,
-    lits: Vec<(Vec<u8>, LitId)>,
-    /// Each literal's bytes as a little-endian word and the mask of the bytes it has
-    /// (short literals are under eight bytes), for a one-compare check at a position.
-    heads: Vec<(u64, u64)>,
+    lits: Vec<ShortLit>,
+}
+
+/// A short literal as a little-endian word and the mask of the bytes it has (short literals
+/// are under eight bytes), for a one-compare check at a position.
+struct ShortLit {
+    id: LitId,
+    len: usize,
+    head: u64,
+    mask: u64,
 }
 
 impl ShortSet {
     fn new(literals: &[String]) -> Result<Self, MatcherError> {
-        let lits: Vec<(Vec<u8>, LitId)> = literals
+        let short: Vec<(LitId, &[u8])> = literals
             .iter()
             .enumerate()
             .filter(|(_, l)| l.len() < MIN_SAMPLED_LEN)
-            .map(|(id, l)| (l.as_bytes().to_vec(), id))
+            .map(|(id, l)| (id, l.as_bytes()))
             .collect();
         let mut b = packed::Config::new()
             .match_kind(packed::MatchKind::LeftmostFirst)
             .heuristic_pattern_limits(false)
             .builder();
-        for (l, _) in &lits {
-            b.add(l);
-        }
-        let teddy = b.build();
+        b.extend(short.iter().map(|(_, l)| l));
         let fallback = AhoCorasickBuilder::new()
             .match_kind(MatchKind::Standard)
-            .build(lits.iter().map(|(l, _)| l))?;
-        let heads = lits
+            .build(short.iter().map(|(_, l)| l))?;
+        let lits = short
             .iter()
-            .map(|(l, _)| (load8(l, 0), (1u64 << (8 * l.len())) - 1))
+            .map(|&(id, l)| ShortLit {
+                id,
+                len: l.len(),
+                head: load8(l, 0),
+                mask: (1u64 << (8 * l.len())) - 1,
+            })
             .collect();
         Ok(ShortSet {
-            teddy,
+            teddy: b.build(),
             fallback,
             lits,
-            heads,
         })
     }
 
@@ -456,9 +463,9 @@ impl ShortSet {
         }
         let record_at = |at: usize, out: &mut Found| {
             let here = load8(lower, at);
-            for ((l, id), &(head, mask)) in self.lits.iter().zip(&self.heads) {
-                if here & mask == head && at + l.len() <= lower.len() {
-                    out.record(*id, at, at + l.len());
+            for l in &self.lits {
+                if here & l.mask == l.head && at + l.len <= lower.len() {
+                    out.record(l.id, at, at + l.len);
                 }
             }
         };
@@ -545,9 +552,7 @@ impl Matcher {
                 self.short.scan(l, &mut found);
             }
         }
-        let mut hits = self.hits(body, found);
-        hits.lower = lower;
-        hits
+        self.hits(body, found, lower)
     }
 
     /// The same answer from one Aho-Corasick automaton over every literal: slower, simpler,
@@ -557,16 +562,21 @@ impl Matcher {
         for m in self.reference.find_overlapping_iter(body) {
             found.record(m.pattern().as_usize(), m.start(), m.end());
         }
-        self.hits(body, found)
+        self.hits(body, found, OnceCell::new())
     }
 
-    fn hits<'m, 'b>(&'m self, body: &'b str, found: Found) -> Hits<'m, 'b> {
+    fn hits<'m, 'b>(
+        &'m self,
+        body: &'b str,
+        found: Found,
+        lower: OnceCell<Vec<u8>>,
+    ) -> Hits<'m, 'b> {
         Hits {
             matcher: self,
             body,
             found,
             regex_memo: vec![Cell::new(RegexState::Unknown); self.regexes.len()],
-            lower: OnceCell::new(),
+            lower,
         }
     }
 
@@ -673,58 +683,46 @@ impl Hits<'_, '_> {
                 .max(),
             None => Some(self.body.len() as u32),
         };
-        let (start, end) = self.narrow_by_short_gates(gate, start, end);
         let hit = match end {
-            Some(end) if start != u32::MAX && start < end => {
-                // One character past the end keeps a trailing `\b` or `$` honest.
-                let mut stop = (end as usize + 1).min(self.body.len());
-                while !self.body.is_char_boundary(stop) {
-                    stop += 1;
+            Some(end) if start < end => match self.short_gates_start(gate, start, end) {
+                Some(start) => {
+                    // One character past the end keeps a trailing `\b` or `$` honest.
+                    let mut stop = (end as usize + 1).min(self.body.len());
+                    while !self.body.is_char_boundary(stop) {
+                        stop += 1;
+                    }
+                    m.regexes[id].is_match_at(&self.body[..stop], start as usize)
                 }
-                m.regexes[id].is_match_at(&self.body[..stop], start as usize)
-            }
+                None => false,
+            },
             _ => false,
         };
         self.regex_memo[id].set(if hit { RegexState::Yes } else { RegexState::No });
         hit
     }
 
-    /// Moves the start to the first short prefix at or after it, or rules the regex out when
-    /// no short prefix or no short suffix lies in the span. (A reverse search for the last
-    /// suffix has no vector prefilter and cost more than the regex run it would shorten.)
-    fn narrow_by_short_gates(
-        &self,
-        gate: &Gate,
-        start: u32,
-        end: Option<u32>,
-    ) -> (u32, Option<u32>) {
-        let (Some(end), true) = (end, start != u32::MAX) else {
-            return (start, None);
-        };
+    /// The start moved to the first short prefix at or after it, or `None` when no short prefix
+    /// or no short suffix lies in `start..end`. (A reverse search for the last suffix has no
+    /// vector prefilter and cost more than the regex run it would shorten.)
+    fn short_gates_start(&self, gate: &Gate, start: u32, end: u32) -> Option<u32> {
         if gate.short_prefixes.is_none() && gate.short_suffixes.is_none() {
-            return (start, Some(end));
+            return Some(start);
         }
         let lower = self.lower.get_or_init(|| lower_case(self.body));
-        let mut start = start;
-        if let Some(finders) = &gate.short_prefixes {
-            let from = start as usize;
-            let Some(hay) = lower.get(from..end as usize) else {
-                return (start, Some(end));
-            };
-            match finders.iter().filter_map(|f| f.find(hay)).min() {
-                Some(at) => start = (from + at) as u32,
-                None => return (start, None),
-            }
+        // Literal boundaries are character boundaries; if not, do not narrow.
+        let Some(hay) = lower.get(start as usize..end as usize) else {
+            return Some(start);
+        };
+        let from = match &gate.short_prefixes {
+            Some(finders) => finders.iter().filter_map(|f| f.find(hay)).min()?,
+            None => 0,
+        };
+        if let Some(finders) = &gate.short_suffixes
+            && !finders.iter().any(|f| f.find(&hay[from..]).is_some())
+        {
+            return None;
         }
-        if let Some(finders) = &gate.short_suffixes {
-            let Some(hay) = lower.get(start as usize..end as usize) else {
-                return (start, Some(end));
-            };
-            if !finders.iter().any(|f| f.find(hay).is_some()) {
-                return (start, None);
-            }
-        }
-        (start, Some(end))
+        Some(start + from as u32)
     }
 
     fn run_ungated(&self) {
